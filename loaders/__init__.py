@@ -1,0 +1,1 @@
+"""Readers for KG files and question sets, and the streaming loader into any store."""

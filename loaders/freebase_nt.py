@@ -1,0 +1,86 @@
+"""Freebase RDF N-Triples (.nt / .nt.gz), streamed line by line.
+
+Keeps what a KGQA agent walks: entity-to-entity facts in Freebase's namespace, English
+(or untagged) names from `type.object.name`, and English or untagged literal attributes.
+Drops schema relations (configurable prefixes), non-English literals and triples whose
+terms are outside Freebase's namespace (rdf:type, keys), each counted by reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from kg_store.ids import FREEBASE_NS, NAME_RELATION
+from kg_store.model import Attribute, Triple
+from loaders.records import Malformed, Name, Record, Skipped
+from loaders.textio import iter_lines
+
+_LINE = re.compile(
+    r'<([^<>"{}|^`\\\s]*)>\s*<([^<>"{}|^`\\\s]*)>\s*'
+    r'(?:<([^<>"{}|^`\\\s]*)>|"((?:[^"\\]|\\.)*)"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^<([^<>\s]*)>)?)'
+    r"\s*\.\s*(?:#.*)?"
+)
+_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
+_SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+_NS_LEN = len(FREEBASE_NS)
+
+
+def _unescape_match(m: re.Match[str]) -> str:
+    code = m.group(1) or m.group(2)
+    if code:
+        return chr(int(code, 16))
+    char = m.group(3)
+    if char not in _SIMPLE:
+        raise ValueError(f"bad escape \\{char}")
+    return _SIMPLE[char]
+
+
+def unescape(value: str) -> str:
+    return _ESCAPE.sub(_unescape_match, value) if "\\" in value else value
+
+
+def parse_freebase_nt(
+    path: Path, schema_prefixes: tuple[str, ...], on_bytes: Callable[[int], None] | None = None
+) -> Iterator[Record]:
+    for line_no, line in iter_lines(path, on_bytes):
+        m = _LINE.fullmatch(line)
+        if m is None:
+            line = line.strip()
+            if not line or line[0] == "#":
+                continue
+            m = _LINE.fullmatch(line)
+        if m is None:
+            yield Malformed(line_no, "not an N-Triples line")
+            continue
+        s, p, o_iri, o_lit, lang, datatype = m.groups()
+        if not (s.startswith(FREEBASE_NS) and p.startswith(FREEBASE_NS)):
+            yield Skipped("outside the Freebase namespace")
+            continue
+        subject, relation = s[_NS_LEN:], p[_NS_LEN:]
+        if not subject or not relation:
+            yield Malformed(line_no, "empty Freebase id")
+            continue
+        if o_iri is not None:
+            if relation.startswith(schema_prefixes):
+                yield Skipped("schema relation")
+            elif not o_iri.startswith(FREEBASE_NS) or len(o_iri) == _NS_LEN:
+                yield Skipped("outside the Freebase namespace")
+            else:
+                yield Triple(subject, relation, o_iri[_NS_LEN:])
+            continue
+        if lang and lang.lower() != "en" and not lang.lower().startswith("en-"):
+            yield Skipped("non-English literal")
+            continue
+        try:
+            value = unescape(o_lit)
+        except ValueError as exc:
+            yield Malformed(line_no, str(exc))
+            continue
+        if relation == NAME_RELATION:
+            yield Name(subject, value)
+        elif relation.startswith(schema_prefixes):
+            yield Skipped("schema relation")
+        else:
+            yield Attribute(subject, relation, value, lang, None if lang else datatype)

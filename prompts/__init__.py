@@ -1,0 +1,1 @@
+"""Prompt templates (one file per prompt) and the helpers that render them."""
