@@ -74,6 +74,10 @@ class GraphStore(ABC):
         leaves the store as after once."""
 
     @abstractmethod
+    def clear(self) -> None:
+        """Delete everything this store holds (for tests and `kgqa store clear`)."""
+
+    @abstractmethod
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Literal-valued attributes (relation, value) of each id, names excluded."""
 

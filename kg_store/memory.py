@@ -16,10 +16,14 @@ from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStat
 class MemoryStore(GraphStore):
     def __init__(self, url: str = "memory:", **kwargs) -> None:
         super().__init__(url, **kwargs)
+        self.clear()
+
+    def clear(self) -> None:
         # out[h][(r, t)] and inn[t][(r, h)]: dict-as-ordered-set keeps insertion order.
         self._out: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         self._in: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         self._names: dict[str, str] = {}
+        self._by_name: dict[str, set[str]] = defaultdict(set)
         self._by_norm: dict[str, set[str]] = defaultdict(set)
         self._attrs: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
 
@@ -31,6 +35,7 @@ class MemoryStore(GraphStore):
             check_id(entity)
             if entity not in self._names:  # first name wins, as in the RDF loaders' @en preference
                 self._names[entity] = name
+                self._by_name[name].add(entity)
                 self._by_norm[normalize_name(name)].add(entity)
         for a in batch.attributes:
             self._attrs[check_id(a.subject)][(a.relation, a.value)] = None
@@ -68,17 +73,16 @@ class MemoryStore(GraphStore):
         return {i: list(self._attrs.get(check_id(i), ())) for i in ids}
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
-        hits = [EntityMatch(e, n, 1.0, "exact") for e, n in self._names.items() if n == text]
-        hits += [EntityMatch(e, self._names[e], 0.9, "normalized") for e in self._by_norm.get(normalized, ())]
-        return hits
+        hits = [EntityMatch.of(e, text, "exact") for e in self._by_name.get(text, ())]
+        return hits + [EntityMatch.of(e, self._names[e], "normalized") for e in self._by_norm.get(normalized, ())]
 
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
         prefix, contains = [], []
         for norm, entities in self._by_norm.items():
             if norm.startswith(normalized):
-                prefix += [EntityMatch(e, self._names[e], 0.6, "prefix") for e in entities]
+                prefix += [EntityMatch.of(e, self._names[e], "prefix") for e in entities]
             elif normalized in norm:
-                contains += [EntityMatch(e, self._names[e], 0.4, "contains") for e in entities]
+                contains += [EntityMatch.of(e, self._names[e], "contains") for e in entities]
         return prefix + contains
 
     def stats(self) -> StoreStats:

@@ -51,12 +51,20 @@ class Neighborhood:
         return [e for es in self.edges.values() for e in es]
 
 
+MatchKind = Literal["exact", "normalized", "prefix", "contains"]
+MATCH_SCORES: dict[str, float] = {"exact": 1.0, "normalized": 0.9, "prefix": 0.6, "contains": 0.4}
+
+
 @dataclass(frozen=True, slots=True)
 class EntityMatch:
     id: str
     name: str
     score: float
-    match: Literal["exact", "normalized", "prefix", "contains"]
+    match: MatchKind
+
+    @classmethod
+    def of(cls, entity: str, name: str, kind: MatchKind) -> EntityMatch:
+        return cls(entity, name, MATCH_SCORES[kind], kind)
 
 
 @dataclass(slots=True)

@@ -43,6 +43,9 @@ class OxigraphStore(GraphStore):
         if self.path is not None and hasattr(self._store, "flush"):
             self._store.flush()
 
+    def clear(self) -> None:
+        self._store.clear()
+
     # ---- writes ----------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
@@ -132,12 +135,5 @@ class OxigraphStore(GraphStore):
         return StoreStats(**counts)
 
 
-_SCORES = {"exact": 1.0, "normalized": 0.9, "prefix": 0.6, "contains": 0.4}
-
-
 def _matches(rows: list[ox.QuerySolution]) -> list[EntityMatch]:
-    out = []
-    for row in rows:
-        kind = row["kind"].value
-        out.append(EntityMatch(from_iri(row["e"].value), row["n"].value, _SCORES[kind], kind))
-    return out
+    return [sparql_text.entity_match(r["e"].value, r["n"].value, r["kind"].value) for r in rows]

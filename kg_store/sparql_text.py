@@ -12,8 +12,8 @@ from functools import lru_cache
 from collections.abc import Collection, Iterable, Sequence
 
 from kg_store.errors import InvalidId
-from kg_store.ids import NAME_IRI, NORM_NAME_IRI, normalize_name, to_iri
-from kg_store.model import Attribute, LoadBatch
+from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, normalize_name, to_iri
+from kg_store.model import Attribute, EntityMatch, LoadBatch
 
 # IRIREF forbids these characters (SPARQL 1.1 grammar, production 139).
 _BAD_IRI_CHARS = re.compile(r'[\x00-\x20<>"{}|^`\\]')
@@ -74,6 +74,16 @@ def _attribute_literal(a: Attribute) -> str:
 NAME_FILTER = "FILTER(lang(?n) = 'en' || lang(?n) = '')"
 
 
+def from_graph(query: str, graph: str | None) -> str:
+    """Scope a top-level SELECT to one graph. Virtuoso's queries without FROM see every
+    graph, its system graphs included; sub-selects must not carry FROM, so only the
+    first WHERE (always the top-level one in the queries built here) gets it."""
+    if not graph:
+        return query
+    head, where, rest = query.partition(" WHERE {")
+    return f"{head} FROM {iri_ref(graph)}{where}{rest}"
+
+
 def neighbors_query(
     ids: Sequence[str], direction: str, relations: Collection[str] | None, limit_per_entity: int | None
 ) -> str:
@@ -109,6 +119,10 @@ def attributes_query(ids: Sequence[str]) -> str:
         f"SELECT ?s ?r ?v WHERE {{ {values('s', ids)} ?s ?r ?v . FILTER(isLiteral(?v) "
         f"&& ?r != {iri_ref(NAME_IRI)} && ?r != {iri_ref(NORM_NAME_IRI)}) }}"
     )
+
+
+def entity_match(entity_iri: str, name: str, kind: str) -> EntityMatch:
+    return EntityMatch.of(from_iri(entity_iri), name, kind)  # type: ignore[arg-type]
 
 
 def search_exact_query(text: str, normalized: str, limit: int) -> str:

@@ -371,9 +371,7 @@ ResultSetMaxRows = {self.result_set_max_rows}
             raise RuntimeError(f"isql failed (rc={result.returncode}): {err.strip() or out.strip()}")
         return out
 
-    def bulk_load_dir(
-        self, directory: Path, pattern: str = "*.nt*", graph: str = "urn:kgqa:default"
-    ) -> None:
+    def bulk_load_dir(self, directory: Path, pattern: str = "*.nt*", graph: str = "urn:kgqa:default") -> None:
         """Bulk load matching files (N-Triples, Turtle, .gz, ...) into ``graph``.
 
         Uses Virtuoso's RDF bulk loader (ld_dir + rdf_loader_run) and checkpoints
@@ -401,8 +399,7 @@ ResultSetMaxRows = {self.result_set_max_rows}
         )
         # The loader records per-file failures in LOAD_LIST instead of raising.
         errors = self.isql(
-            "SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST "
-            f"WHERE ll_error IS NOT NULL AND ll_file IN ({file_list});"
+            f"SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL AND ll_file IN ({file_list});"
         ).strip()
         if errors:
             raise RuntimeError(f"Virtuoso bulk load errors:\n{errors}")
@@ -422,9 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_start.add_argument("--http-port", type=int, default=0, help="0 = pick a free port")
     p_start.add_argument("--isql-port", type=int, default=0, help="0 = pick a free port")
     p_start.add_argument("--password", default=os.environ.get("KGQA_VIRTUOSO_PASSWORD", "dba"))
-    p_start.add_argument(
-        "--dirs-allowed", type=Path, nargs="*", default=[], help="extra folders to bulk load from"
-    )
+    p_start.add_argument("--dirs-allowed", type=Path, nargs="*", default=[], help="extra folders to bulk load from")
     p_start.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
 

@@ -1,0 +1,154 @@
+"""Any SPARQL 1.1 endpoint over HTTP (Virtuoso, an Oxigraph server), via SPARQLWrapper.
+
+URL: `sparql+http://[user:password@]HOST:PORT/PATH[?update=PATH_OR_URL&graph=IRI]`
+  update  where SPARQL UPDATE goes (default: the query URL). Virtuoso: `/sparql-auth`,
+          with the dba credentials; anonymous update is denied there, as it should be.
+  graph   the graph writes go to (Virtuoso needs one; queries without FROM see all graphs).
+Reads use only the query endpoint and no credentials.
+"""
+
+from __future__ import annotations
+
+import socket
+import urllib.error
+from collections.abc import Collection, Sequence
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit, urlunsplit
+
+from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, EndPointNotFound, QueryBadFormed, Unauthorized
+
+from kg_store import sparql_text
+from kg_store.base import DirectionFilter, GraphStore
+from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
+from kg_store.ids import from_iri
+from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
+class SparqlStore(GraphStore):
+    batch_size = 200  # keeps the UNION query text well under endpoints' size limits
+    write_batch_size = 5_000  # triples per INSERT DATA request
+
+    def __init__(self, url: str, *, timeout: float = 60.0, **kwargs) -> None:
+        super().__init__(url, **kwargs)
+        parts = urlsplit(url.removeprefix("sparql+"))
+        params = parse_qs(parts.query)
+        netloc = parts.hostname or ""
+        if parts.port:
+            netloc += f":{parts.port}"
+        self.endpoint = urlunsplit((parts.scheme, netloc, parts.path or "/sparql", "", ""))
+        update = params.get("update", [self.endpoint])[0]
+        self.update_endpoint = urljoin(self.endpoint, update)
+        self.graph = params.get("graph", [None])[0]
+        self.user, self.password = parts.username, parts.password
+        self.timeout = timeout
+        # Shown in messages: never the password.
+        self.safe_url = urlunsplit(("sparql+" + parts.scheme, netloc, parts.path, urlencode(
+            {k: v[0] for k, v in params.items()}), ""))
+
+    # ---- transport ---------------------------------------------------------------------
+    def _run(self, wrapper: SPARQLWrapper, what: str):
+        try:
+            return wrapper.query()
+        except Unauthorized as exc:
+            raise StoreAuthError(f"{self.safe_url}: credentials refused for {what}") from exc
+        except QueryBadFormed as exc:
+            raise StoreQueryError(f"{self.safe_url}: the endpoint rejected a {what} query: {exc}") from exc
+        except (EndPointNotFound, EndPointInternalError) as exc:
+            raise StoreQueryError(f"{self.safe_url}: {what} failed: {exc}") from exc
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                raise StoreAuthError(f"{self.safe_url}: HTTP {exc.code} for {what} (check user and password)") from exc
+            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} for {what}") from exc
+        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
+            raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
+
+    def _select(self, query: str) -> list[dict[str, dict]]:
+        wrapper = SPARQLWrapper(self.endpoint)
+        wrapper.setTimeout(self.timeout)
+        wrapper.setMethod(POST)  # frontier queries are long; GET would hit URL limits
+        wrapper.setReturnFormat(JSON)
+        wrapper.setQuery(sparql_text.from_graph(query, self.graph))
+        result = self._run(wrapper, "read").convert()
+        if not isinstance(result, dict) or "results" not in result:
+            raise StoreQueryError(f"{self.safe_url}: unexpected reply to a SELECT")
+        return result["results"]["bindings"]
+
+    def _update(self, update: str) -> None:
+        wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
+        wrapper.setTimeout(self.timeout)
+        wrapper.setMethod(POST)
+        if self.user:
+            wrapper.setHTTPAuth(DIGEST)
+            wrapper.setCredentials(self.user, self.password or "")
+        wrapper.setQuery(update)
+        self._run(wrapper, "update")
+
+    def clear(self) -> None:
+        self._update(f"CLEAR GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
+
+    # ---- writes ------------------------------------------------------------------------
+    def write(self, batch: LoadBatch) -> None:
+        if not len(batch):
+            return
+        data = sparql_text.ntriples(batch)
+        body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
+        self._update(f"INSERT DATA {{ {body} }}")
+
+    # ---- reads -------------------------------------------------------------------------
+    def _neighbors(
+        self,
+        ids: Sequence[str],
+        direction: DirectionFilter,
+        relations: Collection[str] | None,
+        limit_per_entity: int | None,
+    ) -> Neighborhood:
+        rows = self._select(sparql_text.neighbors_query(ids, direction, relations, limit_per_entity))
+        hood = Neighborhood(edges={i: [] for i in ids})
+        seen: set[tuple] = set()
+        counts: dict[tuple[str, str], int] = {}
+        for row in rows:
+            source, dir_name = from_iri(row["s"]["value"]), row["dir"]["value"]
+            relation, other = from_iri(row["r"]["value"]), from_iri(row["x"]["value"])
+            key = (source, relation, other, dir_name)
+            if key in seen:  # several names for one neighbour: keep the first row
+                continue
+            seen.add(key)
+            if relation.startswith("meta:"):
+                continue
+            n = counts.get((source, dir_name), 0)
+            if limit_per_entity is not None and n == limit_per_entity:
+                hood.truncated.add(source)  # the cap+1-th row: there was more
+                continue
+            counts[(source, dir_name)] = n + 1
+            name = row["n"]["value"] if "n" in row else None
+            hood.edges.setdefault(source, []).append(Edge(source, relation, other, name, dir_name))  # type: ignore[arg-type]
+        return hood
+
+    def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        found: dict[str, str | None] = {i: None for i in ids}
+        for start in range(0, len(ids), self.batch_size):
+            for row in self._select(sparql_text.names_query(ids[start : start + self.batch_size])):
+                entity = from_iri(row["s"]["value"])
+                if found.get(entity) is None or row["n"].get("xml:lang") == "en":
+                    found[entity] = row["n"]["value"]
+        return found
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        found: dict[str, list[tuple[str, str]]] = {i: [] for i in ids}
+        for row in self._select(sparql_text.attributes_query(ids)):
+            found[from_iri(row["s"]["value"])].append((from_iri(row["r"]["value"]), row["v"]["value"]))
+        return found
+
+    def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
+        return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))
+
+    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+        return _matches(self._select(sparql_text.search_partial_query(normalized, limit)))
+
+    def stats(self) -> StoreStats:
+        counts = {k: int(self._select(q)[0]["c"]["value"]) for k, q in sparql_text.stats_queries().items()}
+        return StoreStats(**counts)
+
+
+def _matches(rows: list[dict]) -> list[EntityMatch]:
+    return [sparql_text.entity_match(r["e"]["value"], r["n"]["value"], r["kind"]["value"]) for r in rows]
+

