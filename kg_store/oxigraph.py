@@ -28,6 +28,7 @@ class OxigraphStore(GraphStore):
     def __init__(self, url: str, path: str | Path | None, *, read_only: bool = False, **kwargs) -> None:
         super().__init__(url, **kwargs)
         self.path = Path(path) if path else None
+        self.read_only = read_only
         try:
             if self.path is None:
                 self._store = ox.Store()
@@ -40,7 +41,7 @@ class OxigraphStore(GraphStore):
             raise StoreUnavailable(f"cannot open Oxigraph store at {url}: {exc}") from exc
 
     def close(self) -> None:
-        if self.path is not None and hasattr(self._store, "flush"):
+        if self.path is not None and not self.read_only:
             self._store.flush()
 
     def clear(self) -> None:

@@ -25,7 +25,9 @@ from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStat
 
 class SparqlStore(GraphStore):
     batch_size = 200  # keeps the UNION query text well under endpoints' size limits
-    write_batch_size = 5_000  # triples per INSERT DATA request
+    write_batch_size = 20_000
+    # Triples per INSERT DATA request: Virtuoso's SPARQL parser runs out of memory near 5,000.
+    update_chunk_triples = 2_000
 
     def __init__(self, url: str, *, timeout: float = 60.0, **kwargs) -> None:
         super().__init__(url, **kwargs)
@@ -89,9 +91,11 @@ class SparqlStore(GraphStore):
     def write(self, batch: LoadBatch) -> None:
         if not len(batch):
             return
-        data = sparql_text.ntriples(batch)
-        body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
-        self._update(f"INSERT DATA {{ {body} }}")
+        lines = sparql_text.ntriples(batch).splitlines()
+        for start in range(0, len(lines), self.update_chunk_triples):
+            data = "\n".join(lines[start : start + self.update_chunk_triples])
+            body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
+            self._update(f"INSERT DATA {{ {body} }}")
 
     # ---- reads -------------------------------------------------------------------------
     def _neighbors(

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from neo4j import Driver
 
-__all__ = ["DRIVER_KWARGS", "FalkorDBServer", "absorb_stuck_handshake", "main"]
+__all__ = ["DRIVER_KWARGS", "FalkorDBServer", "absorb_stuck_handshakes", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -78,22 +78,25 @@ _BOLT_MAGIC = b"\x60\x60\xb0\x17"
 _BOLT_VERSIONS = struct.pack(">IIII", 0x00070705, 0x00000404, 0x00000004, 0)
 
 
-def absorb_stuck_handshake(host: str, port: int, wait: float = 0.3) -> bool:
-    """Open and drop one raw Bolt handshake so the next real connection succeeds.
+def absorb_stuck_handshakes(host: str, port: int, wait: float = 0.2, limit: int = 256) -> int:
+    """Spend throwaway connections on wedged handshakes until the listener answers.
 
-    FalkorDB leaves its listener in a state where the first new connection after a
-    GOODBYE never gets a handshake reply; dropping that connection resets it. A
-    handshake-only connection closed without GOODBYE does not re-trigger the bug, so
-    this is harmless when nothing is stuck. Returns True if the listener answered
-    (was not stuck). Each stuck connection leaks one server-side socket (CLOSE_WAIT),
-    so call this once after closing a driver, not in a loop.
+    Every Bolt connection that ends with GOODBYE (the driver sends it for each pooled
+    connection on ``Driver.close()``) leaves FalkorDB owing one broken handshake: the
+    next new connection never gets a reply. Dropping such a connection clears one
+    debt, and a handshake-only connection closed without GOODBYE creates none, so
+    this is safe to call at any time. Returns how many wedged handshakes it absorbed.
+    (Each one also leaks a server-side socket in CLOSE_WAIT; harmless for tests.)
     """
-    try:
-        with socket.create_connection((host, port), timeout=wait) as sock:
-            sock.sendall(_BOLT_MAGIC + _BOLT_VERSIONS)
-            return len(sock.recv(4)) == 4
-    except OSError:  # includes socket.timeout: the stuck case
-        return False
+    for absorbed in range(limit):
+        try:
+            with socket.create_connection((host, port), timeout=wait) as sock:
+                sock.sendall(_BOLT_MAGIC + _BOLT_VERSIONS)
+                if len(sock.recv(4)) == 4:
+                    return absorbed
+        except TimeoutError:
+            continue  # wedged; closing the socket clears it
+    raise RuntimeError(f"Bolt listener on {host}:{port} still wedged after {limit} tries")
 
 
 # FalkorDB stores BOLT_PORT in a signed 16-bit field: a port above 32767 silently
@@ -133,10 +136,10 @@ def _pick_port(exclude: set[int], low: int = 0, high: int = 0) -> int:
 
 
 def _die_with_parent() -> None:
-    """Ask Linux to SIGTERM the child when the parent dies, so a crashed test run leaves
+    """Ask Linux to SIGKILL the child when the parent dies, so a crashed test run leaves
     no server behind. (Caveat: fires when the *thread* that started the server exits.)"""
     with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _redis_ping(port: int, timeout: float = 1.0) -> bool:
@@ -317,7 +320,7 @@ class FalkorDBServer:
                 time.sleep(0.1)
         # Closing the probe driver sent GOODBYE, which wedges the next handshake;
         # spend that on a throwaway socket so the caller's first connection works.
-        absorb_stuck_handshake(HOST, self.bolt_port)
+        absorb_stuck_handshakes(HOST, self.bolt_port)
 
     def _check_alive(self) -> None:
         if self._proc is None or self._proc.poll() is not None:

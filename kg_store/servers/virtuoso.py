@@ -19,11 +19,18 @@ Notes for clients (checked against Debian's Virtuoso 07.20.3229):
 * A query without FROM / GRAPH sees the union of all graphs.
 * ``INSERT DATA`` without ``GRAPH <g> {...}`` fails (SP031 "No plain default graph")
   unless the request names one (``default-graph-uri`` parameter).
-* The endpoint prepends ``define sql:big-data-const 0`` to every request, which makes
-  large ``INSERT DATA`` requests slow and makes them fail above ~1000-2000 triples
-  ("generated SQL text has exceeded 10000 lines"). Starting the update text with
-  ``DEFINE sql:big-data-const 1`` overrides it; the SPARQL parser still refuses more
-  than ~4,990 triples in one ``INSERT DATA`` ("memory exhausted"), so batch <= 4000.
+* The SPARQL parser refuses ``INSERT DATA`` with more than ~4,990 triples ("SP030 ...
+  memory exhausted"): batch <= 4000 triples per request (~15-25k triples/s here).
+* This ini sets no ``MaxQueryCostEstimationTime``. Where a server sets it (sample
+  configs often use 400), the endpoint compiles every request once more with
+  ``define sql:big-data-const 0`` to estimate its cost, which makes INSERT DATA ~10x
+  slower and fails above ~1500 triples ("generated SQL text has exceeded 10000 lines").
+  Starting the update text with ``DEFINE sql:big-data-const 1`` avoids that; it is
+  harmless here.
+* ASK comes back as a SELECT-style result (one row ``__ASK_RETVAL`` = 1, or no rows),
+  not as ``{"boolean": ...}``, in JSON and XML alike; booleans are xsd:integer 1/0.
+* Loading much data: ``bulk_load_dir`` (~100k triples/s) or POSTing N-Triples to
+  ``graph_store_url`` (~60-80k triples/s) beat INSERT DATA.
 """
 
 from __future__ import annotations
@@ -177,6 +184,7 @@ class VirtuosoServer:
         # plugin dirs (Debian's -bin package ships none and we need none). No
         # MaxQueryExecutionTime: with it Virtuoso returns silently truncated "anytime"
         # results, which would skew benchmarks; clients should set their own timeouts.
+        # No MaxQueryCostEstimationTime: it makes large INSERT DATA slow and fail.
         ini = f"""\
 [Database]
 DatabaseFile       = {wd}/virtuoso.db

@@ -1,0 +1,82 @@
+"""The kgqa command line as a user drives it: JSON outputs, exit codes, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kgqa.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    path = tmp_path / "kb.txt"
+    path.write_text("Movie A|directed_by|Person B\nMovie A|starred_actors|Person C\nMovie D|directed_by|Person B\n")
+    return path
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    return runner.invoke(app, list(args), env=env)
+
+
+def test_load_stats_neighbors_search_json(kb: Path, tmp_path: Path) -> None:
+    url = f"oxigraph:{tmp_path / 'store'}"
+    loaded = invoke("load", "--format", "metaqa", str(kb), "--store", url, "--json")
+    assert loaded.exit_code == 0, loaded.output
+    assert json.loads(loaded.stdout)["triples"] == 3
+    stats = invoke("store", "stats", "--store", url, "--json")
+    assert json.loads(stats.stdout) == {"triples": 3, "entities": 4, "relations": 2}
+    hood = json.loads(invoke("store", "neighbors", "Person B", "--store", url, "--json").stdout)
+    assert hood[0]["id"] == "Person B"
+    assert {(n["relation"], n["id"], n["direction"]) for n in hood[0]["neighbors"]} == {
+        ("directed_by", "Movie A", "in"), ("directed_by", "Movie D", "in")
+    }
+    found = json.loads(invoke("store", "search", "person", "--store", url, "--json").stdout)
+    assert {m["id"] for m in found} == {"Person B", "Person C"}
+
+
+def test_settings_come_from_the_environment(kb: Path, tmp_path: Path) -> None:
+    env = {"KGQA_STORE": f"oxigraph:{tmp_path / 'envstore'}"}
+    assert invoke("load", "-f", "metaqa", str(kb), env=env).exit_code == 0
+    assert json.loads(invoke("store", "stats", "--json", env=env).stdout)["triples"] == 3
+
+
+def test_strict_load_names_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a|b|c\nnot a triple\n")
+    result = invoke("load", "-f", "metaqa", str(bad), "--strict", "--store", "memory:")
+    assert result.exit_code == 1
+    assert "bad.txt:2" in result.output
+
+
+def test_usage_errors(kb: Path) -> None:
+    assert invoke("load", "-f", "csv", str(kb), "--store", "memory:").exit_code == 2
+    assert invoke("load", "-f", "metaqa", "/no/such/file", "--store", "memory:").exit_code == 2
+    unknown = invoke("store", "stats", "--store", "ftp://example")
+    assert unknown.exit_code == 1 and "unknown store URL" in unknown.output
+
+
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("sparql+http://127.0.0.1:9/sparql", "http://127.0.0.1:9/sparql"),
+        ("bolt://127.0.0.1:9", "bolt://127.0.0.1:9"),
+    ],
+)
+def test_unreachable_store_is_a_clear_error(url: str, shown: str) -> None:
+    result = invoke("store", "stats", "--store", url)
+    assert result.exit_code == 1
+    assert "cannot reach" in result.output and shown in result.output
+
+
+def test_demo_loads_the_bundled_kg_and_shows_a_neighbourhood(tmp_path: Path) -> None:
+    result = invoke("demo", env={"KGQA_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "129,411 triples" in result.output
+    assert "starred_actors" in result.output and "Forrest Gump" in invoke(
+        "demo", "Forrest Gump", env={"KGQA_DATA_DIR": str(tmp_path)}).output
