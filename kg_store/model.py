@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -95,6 +96,11 @@ class Attribute:
     value: str
     lang: str | None = None
     datatype: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Stable identity, for stores that keep literals as nodes (Neo4j)."""
+        return hashlib.sha1(f"{self.subject}\x1f{self.relation}\x1f{self.value}\x1f{self.lang}".encode()).hexdigest()
 
 
 @dataclass(slots=True)

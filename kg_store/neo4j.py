@@ -17,7 +17,6 @@ second handshake (retried), small message limits (small batches), no `IF NOT EXI
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections import defaultdict
 from collections.abc import Collection, Sequence
@@ -157,8 +156,7 @@ class Neo4jStore(GraphStore):
                 self._run(query, rows=rows[start : start + step])
         literals: dict[str, list[dict[str, str | None]]] = defaultdict(list)
         for a in batch.attributes:
-            key = hashlib.sha1(f"{a.subject}\x1f{a.relation}\x1f{a.value}\x1f{a.lang}".encode()).hexdigest()
-            literals[a.relation].append({"s": check_id(a.subject), "key": key, "value": a.value,
+            literals[a.relation].append({"s": check_id(a.subject), "key": a.key, "value": a.value,
                                          "lang": a.lang, "datatype": a.datatype})
         for relation, rows in literals.items():
             query = (

@@ -120,6 +120,39 @@ def _print_load_report(report: LoadReport) -> None:
             out.print(f"    line {line_no}: {reason}")
 
 
+@app.command()
+def export(
+    path: Annotated[Path, typer.Argument(help="File (or FB15k-237 folder) to convert.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")],
+    target: Annotated[str, typer.Option("--target", "-t", help="virtuoso (ld_dir N-Triples) or neo4j-admin (CSV).")],
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Folder for the generated files.")],
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on the first malformed line.")] = False,
+    keep_schema: Annotated[bool, typer.Option("--keep-schema", help="Also keep schema relations.")] = False,
+) -> None:
+    """Write input files for a server's own bulk loader (for full Freebase), and print the command."""
+    from loaders.bulk import TARGETS, export_bulk
+
+    settings = _settings()
+    if fmt not in FORMATS or target not in TARGETS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}; --target one of {', '.join(TARGETS)}", 2)
+    if not path.exists():
+        raise fail(f"no such file or folder: {path}", 2)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(f"{fmt} -> {target}", total=input_bytes(fmt, path))
+        try:
+            report = export_bulk(fmt, path, out_dir, target, () if keep_schema else settings.schema_prefixes,
+                                 strict=strict, on_bytes=lambda n: progress.advance(task, n))
+        except MalformedInput as exc:
+            raise fail(f"malformed input: {exc}") from exc
+    out.print(f"[green]wrote[/] {len(report.files)} file(s) to {report.out_dir}: {report.triples:,} facts, "
+              f"{report.names:,} names, {report.attributes:,} attributes; {report.malformed:,} malformed, "
+              f"{report.skipped:,} skipped")
+    out.print("load them with:")
+    for command in report.commands:
+        out.print(f"  {command}", markup=False, highlight=False)
+
+
 # ---- store -----------------------------------------------------------------------------
 @store_app.command("stats")
 def store_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:

@@ -28,11 +28,17 @@ def unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def virtuoso_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def virtuoso_installed() -> None:
     from kg_store.servers.virtuoso import VirtuosoServer
 
     if not VirtuosoServer.available():
         unavailable("Virtuoso is not installed (apt-get install virtuoso-opensource-7-bin)")
+
+
+@pytest.fixture(scope="session")
+def virtuoso_url(tmp_path_factory: pytest.TempPathFactory, virtuoso_installed: None) -> Iterator[str]:
+    from kg_store.servers.virtuoso import VirtuosoServer
+
     with VirtuosoServer(tmp_path_factory.mktemp("virtuoso")) as server:
         parts = urlsplit(server.sparql_url)
         yield (
