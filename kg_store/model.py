@@ -10,8 +10,7 @@ Direction = Literal["out", "in"]
 UNNAMED = "Unnamed Entity"  # PoG's label for nodes without a name (Freebase CVTs)
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):  # a tuple: walks build hundreds of thousands
     """One neighbour of `source`, in PoG's shape.
 
     direction "out": source -relation-> neighbor (PoG calls this "tail");

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
@@ -27,16 +27,21 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ClientError, DatabaseError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kg_store.base import DirectionFilter, GraphStore
-from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
+from kg_store.errors import InvalidId, StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.servers.falkordb import MAX_PARAM_BYTES, falkordb_params, param_bytes
 
 _RETRIES = 4
 
 
-def quote_rel_type(relation: str) -> str:
-    """Backtick-quote a relationship type for Cypher text: the only non-parameter value."""
+def quote_rel_type(relation: str, *, allow_backtick: bool = True) -> str:
+    """Backtick-quote a relationship type for Cypher text: the only non-parameter value.
+    Neo4j reads a doubled backtick inside the quotes as one; FalkorDB cannot, so there a
+    type containing a backtick is refused rather than risked."""
     check_id(relation)
+    if "`" in relation and not allow_backtick:
+        raise InvalidId(f"relation {relation!r}: FalkorDB cannot store a relationship type containing '`'")
     return "`" + relation.replace("`", "``") + "`"
 
 
@@ -60,12 +65,18 @@ class Neo4jStore(GraphStore):
         user = user or (unquote(parts.username) if parts.username else None)
         password = password or (unquote(parts.password) if parts.password else None)
         auth = (user, password or "") if user else None
-        self._driver = GraphDatabase.driver(self.uri, auth=auth, connection_timeout=10, max_connection_lifetime=3600)
+        # A short acquisition timeout: FalkorDB sometimes leaves a fresh handshake hanging,
+        # and the driver's default would wait 60 s before our retry.
+        self._driver = GraphDatabase.driver(
+            self.uri, auth=auth, connection_timeout=10, connection_acquisition_timeout=5, max_connection_lifetime=3600
+        )
         self._server_agent()  # fails fast, with the URL, when the server is down or refuses us
+        self.is_falkordb = False  # until detected: no FalkorDB escaping for the probe
         self.is_falkordb = self._detect_falkordb()
-        # FalkorDB's Bolt port crashes on messages over ~4 KB: keep parameter lists short.
-        self.batch_size = 40 if self.is_falkordb else 500
-        self.write_batch_size = 40 if self.is_falkordb else 5_000
+        # FalkorDB renders parameters into a ~4 KB buffer and aborts beyond it: frontier
+        # batches stay small there and writes are cut by rendered size (_chunks).
+        self.batch_size = 25 if self.is_falkordb else 500
+        self.write_batch_size = 5_000
         self._ensure_indexes()
 
     # ---- transport ---------------------------------------------------------------------
@@ -81,6 +92,27 @@ class Neo4jStore(GraphStore):
                 time.sleep(0.2 * (attempt + 1))
         return ""
 
+    def _rel_type(self, relation: str) -> str:
+        return quote_rel_type(relation, allow_backtick=not self.is_falkordb)
+
+    def _chunks(self, rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+        """Write batches: row count bounded, and on FalkorDB also rendered size."""
+        if not self.is_falkordb:
+            for start in range(0, len(rows), self.write_batch_size):
+                yield rows[start : start + self.write_batch_size]
+            return
+        chunk: list[dict[str, Any]] = []
+        size = 0
+        for row in rows:
+            row_size = param_bytes({"r": [row]})
+            if chunk and size + row_size > MAX_PARAM_BYTES - 200:
+                yield chunk
+                chunk, size = [], 0
+            chunk.append(row)
+            size += row_size
+        if chunk:
+            yield chunk
+
     def _detect_falkordb(self) -> bool:
         # FalkorDB announces itself as "Neo4j/5.x" over Bolt; it lacks dbms.components().
         try:
@@ -90,6 +122,11 @@ class Neo4jStore(GraphStore):
             return True
 
     def _run(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        if self.is_falkordb:
+            try:
+                params = falkordb_params(params)
+            except ValueError as exc:
+                raise InvalidId(str(exc)) from exc
         for attempt in range(_RETRIES):
             try:
                 with self._driver.session(database=self.database) as session:
@@ -110,25 +147,23 @@ class Neo4jStore(GraphStore):
 
     def _ensure_indexes(self) -> None:
         if self.is_falkordb:
-            statements = [
-                "CREATE INDEX FOR (e:Entity) ON (e.id)",
-                "CREATE INDEX FOR (e:Entity) ON (e.name)",
-                "CREATE INDEX FOR (e:Entity) ON (e.name_norm)",
-                "CREATE INDEX FOR (l:Literal) ON (l.key)",
-            ]
-        else:
-            statements = [
-                "CREATE CONSTRAINT kgqa_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
-                "CREATE INDEX kgqa_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)",
-                "CREATE INDEX kgqa_entity_name_norm IF NOT EXISTS FOR (e:Entity) ON (e.name_norm)",
-                "CREATE CONSTRAINT kgqa_literal_key IF NOT EXISTS FOR (l:Literal) REQUIRE l.key IS UNIQUE",
-            ]
-        for statement in statements:
-            try:
-                self._run(statement)
-            except StoreQueryError as exc:
-                if "already" not in str(exc).lower():  # FalkorDB: "Attribute 'id' is already indexed"
-                    raise
+            # No IF NOT EXISTS, and every error arrives as "unknown" over Bolt: ask first.
+            existing = {
+                (row["label"], prop)
+                for row in self._run("CALL db.indexes() YIELD label, properties RETURN label, properties")
+                for prop in row["properties"]
+            }
+            for label, prop in (("Entity", "id"), ("Entity", "name"), ("Entity", "name_norm"), ("Literal", "key")):
+                if (label, prop) not in existing:
+                    self._run(f"CREATE INDEX FOR (x:{label}) ON (x.{prop})")
+            return
+        for statement in (
+            "CREATE CONSTRAINT kgqa_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
+            "CREATE INDEX kgqa_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)",
+            "CREATE INDEX kgqa_entity_name_norm IF NOT EXISTS FOR (e:Entity) ON (e.name_norm)",
+            "CREATE CONSTRAINT kgqa_literal_key IF NOT EXISTS FOR (l:Literal) REQUIRE l.key IS UNIQUE",
+        ):
+            self._run(statement)
 
     # ---- writes ------------------------------------------------------------------------
     def clear(self) -> None:
@@ -136,13 +171,12 @@ class Neo4jStore(GraphStore):
             pass
 
     def write(self, batch: LoadBatch) -> None:
-        step = self.write_batch_size
         names = [{"id": check_id(e), "name": n, "norm": normalize_name(n)} for e, n in batch.names]
-        for start in range(0, len(names), step):
+        for chunk in self._chunks(names):
             self._run(
                 "UNWIND $rows AS row MERGE (e:Entity {id: row.id}) "
                 "SET e.name = coalesce(e.name, row.name), e.name_norm = coalesce(e.name_norm, row.norm)",
-                rows=names[start : start + step],
+                rows=chunk,
             )
         by_type: dict[str, list[dict[str, str]]] = defaultdict(list)
         for t in batch.triples:
@@ -150,10 +184,10 @@ class Neo4jStore(GraphStore):
         for relation, rows in by_type.items():
             query = (
                 "UNWIND $rows AS row MERGE (h:Entity {id: row.h}) MERGE (t:Entity {id: row.t}) "
-                f"MERGE (h)-[:{quote_rel_type(relation)}]->(t)"
+                f"MERGE (h)-[:{self._rel_type(relation)}]->(t)"
             )
-            for start in range(0, len(rows), step):
-                self._run(query, rows=rows[start : start + step])
+            for chunk in self._chunks(rows):
+                self._run(query, rows=chunk)
         literals: dict[str, list[dict[str, str | None]]] = defaultdict(list)
         for a in batch.attributes:
             literals[a.relation].append({"s": check_id(a.subject), "key": a.key, "value": a.value,
@@ -162,10 +196,10 @@ class Neo4jStore(GraphStore):
             query = (
                 "UNWIND $rows AS row MERGE (s:Entity {id: row.s}) "
                 "MERGE (l:Literal {key: row.key}) SET l.value = row.value, l.lang = row.lang, l.datatype = row.datatype "
-                f"MERGE (s)-[:{quote_rel_type(relation)}]->(l)"
+                f"MERGE (s)-[:{self._rel_type(relation)}]->(l)"
             )
-            for start in range(0, len(rows), step):
-                self._run(query, rows=rows[start : start + step])
+            for chunk in self._chunks(rows):
+                self._run(query, rows=chunk)
 
     # ---- reads -------------------------------------------------------------------------
     def _neighbors(
@@ -175,16 +209,18 @@ class Neo4jStore(GraphStore):
         relations: Collection[str] | None,
         limit_per_entity: int | None,
     ) -> Neighborhood:
-        rel_filter = "AND type(r) IN $rels " if relations else ""
-        # cap+1 per (entity, direction): the extra edge tells us the hub was cut.
-        cap = "[..$cap]" if limit_per_entity else ""
+        rel_filter = "WHERE type(r) IN $rels " if relations else ""
+        # Rows, never collect(): FalkorDB wedges on a record over 64 KiB (a hub's list).
+        # With a cap, a per-entity sub-query with LIMIT cap+1: the extra row says "cut".
+        limit = "LIMIT $cap " if limit_per_entity else ""
         branches = []
         for dir_name, pattern in (("out", "(s)-[r]->(n:Entity)"), ("in", "(s)<-[r]-(n:Entity)")):
             if direction in (dir_name, "both"):
                 branches.append(
-                    f"UNWIND $ids AS sid MATCH (s:Entity {{id: sid}}) MATCH {pattern} WHERE true {rel_filter}"
-                    f"WITH sid, collect([type(r), n.id, n.name]){cap} AS edges "
-                    f"RETURN sid AS sid, '{dir_name}' AS dir, edges AS edges"
+                    "UNWIND $ids AS sid MATCH (s:Entity {id: sid}) "
+                    f"CALL {{ WITH s MATCH {pattern} {rel_filter}"
+                    f"RETURN type(r) AS rel, n.id AS nid, n.name AS nname {limit}}} "
+                    f"RETURN sid AS sid, '{dir_name}' AS dir, rel AS rel, nid AS nid, nname AS nname"
                 )
         params: dict[str, Any] = {"ids": list(ids)}
         if relations:
@@ -192,12 +228,15 @@ class Neo4jStore(GraphStore):
         if limit_per_entity:
             params["cap"] = limit_per_entity + 1
         hood = Neighborhood(edges={i: [] for i in ids})
+        counts: dict[tuple[str, str], int] = {}
         for row in self._run(" UNION ALL ".join(branches), **params):
-            source, dir_name, edges = row["sid"], row["dir"], row["edges"]
-            if limit_per_entity and len(edges) > limit_per_entity:
+            source, dir_name = row["sid"], row["dir"]
+            n = counts.get((source, dir_name), 0)
+            if limit_per_entity and n == limit_per_entity:
                 hood.truncated.add(source)
-                edges = edges[:limit_per_entity]
-            hood.edges[source].extend(Edge(source, rel, nid, name, dir_name) for rel, nid, name in edges)
+                continue
+            counts[(source, dir_name)] = n + 1
+            hood.edges[source].append(Edge(source, row["rel"], row["nid"], row["nname"], dir_name))
         return hood
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:

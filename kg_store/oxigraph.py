@@ -39,6 +39,10 @@ class OxigraphStore(GraphStore):
                 self._store = ox.Store(str(self.path))
         except OSError as exc:  # locked by another process, unreadable, not a store
             raise StoreUnavailable(f"cannot open Oxigraph store at {url}: {exc}") from exc
+        # Names of neighbours are looked up again and again during walks (PoG caches them
+        # too); cleared on every write, and whole when it grows past the cap.
+        self._names: dict[str, str | None] = {}
+        self._names_cap = 500_000
 
     def close(self) -> None:
         if self.path is not None and not self.read_only:
@@ -46,10 +50,12 @@ class OxigraphStore(GraphStore):
 
     def clear(self) -> None:
         self._store.clear()
+        self._names.clear()
 
     # ---- writes ----------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
+            self._names.clear()
             # bulk_load parses in Rust and skips the transaction log: the fast path.
             self._store.bulk_load(input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES)
 
@@ -62,7 +68,9 @@ class OxigraphStore(GraphStore):
         limit_per_entity: int | None,
     ) -> Neighborhood:
         rel_nodes = [ox.NamedNode(to_iri(r)) for r in relations] if relations else [None]
-        name_cache: dict[str, str | None] = {}
+        name_cache = self._names
+        if len(name_cache) > self._names_cap:
+            name_cache.clear()
         hood = Neighborhood(edges={})
         for source in ids:
             node = ox.NamedNode(to_iri(source))
@@ -79,9 +87,8 @@ class OxigraphStore(GraphStore):
                     )
                     for quad in quads:
                         other = quad.object if dir_name == "out" else quad.subject
+                        # Names, normalised names and attributes are literals: not neighbours.
                         if not isinstance(other, ox.NamedNode) or is_internal_iri(quad.predicate.value):
-                            continue
-                        if quad.predicate.value == NAME_IRI:
                             continue
                         if limit_per_entity is not None and count == limit_per_entity:
                             hood.truncated.add(source)
@@ -109,7 +116,13 @@ class OxigraphStore(GraphStore):
         return fallback
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
-        return {i: self._name_of(ox.NamedNode(to_iri(i))) for i in ids}
+        found = {}
+        for i in ids:
+            iri = to_iri(i)
+            if iri not in self._names:
+                self._names[iri] = self._name_of(ox.NamedNode(iri))
+            found[i] = self._names[iri]
+        return found
 
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         out: dict[str, list[tuple[str, str]]] = {}

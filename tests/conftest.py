@@ -78,15 +78,21 @@ def open_test_store(url: str) -> GraphStore:
     return open_store(url, neo4j_user=os.environ.get("NEO4J_USER"), neo4j_password=os.environ.get("NEO4J_PASSWORD"))
 
 
-@pytest.fixture(params=BACKENDS)
-def empty_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
-    """A cleared store of each backend (server-backed ones are shared and wiped per test)."""
-    store = open_test_store(_store_url(request.param, request, tmp_path))
-    store.clear()
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    """One open store per backend for the whole run: connecting is the slow part."""
+    store = open_test_store(_store_url(request.param, request, tmp_path_factory.mktemp(request.param)))
     try:
         yield store
     finally:
         store.close()
+
+
+@pytest.fixture
+def empty_store(backend_store: GraphStore) -> GraphStore:
+    """Each backend's store, wiped for this test."""
+    backend_store.clear()
+    return backend_store
 
 
 @pytest.fixture

