@@ -56,8 +56,11 @@ class OxigraphStore(GraphStore):
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
             self._names.clear()
-            # bulk_load parses in Rust and skips the transaction log: the fast path.
-            self._store.bulk_load(input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES)
+            # bulk_load parses in Rust and skips the transaction log: the fast path. Every
+            # term was built and checked by sparql_text, so Oxigraph's re-validation is skipped.
+            self._store.bulk_load(
+                input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES, lenient=True
+            )
 
     # ---- reads -----------------------------------------------------------------------
     def _neighbors(

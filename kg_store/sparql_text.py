@@ -8,7 +8,6 @@ re-checked against the IRIREF grammar; literals are escaped per the SPARQL gramm
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Collection, Iterable, Sequence
 
 from kg_store.errors import InvalidId
@@ -23,10 +22,18 @@ _LITERAL_ESCAPES = str.maketrans(
 _LANG = re.compile(r"[A-Za-z]+(-[A-Za-z0-9]+)*")
 
 
-@lru_cache(maxsize=1 << 18)
+_IRI_CACHE: dict[str, str] = {}
+
+
 def iri(value: str) -> str:
-    """`<...>` for an id or relation, via the reversible id mapping."""
-    return iri_ref(to_iri(value))
+    """`<...>` for an id or relation, via the reversible id mapping (memoised: loads and
+    walks serialise the same ids again and again)."""
+    found = _IRI_CACHE.get(value)
+    if found is None:
+        if len(_IRI_CACHE) >= 1 << 20:
+            _IRI_CACHE.clear()
+        found = _IRI_CACHE[value] = iri_ref(to_iri(value))
+    return found
 
 
 def iri_ref(full_iri: str) -> str:
@@ -53,9 +60,9 @@ def values(var: str, ids: Iterable[str]) -> str:
 def ntriples(batch: LoadBatch) -> str:
     """The batch as N-Triples (names also get their normalised-name index triple)."""
     lines: list[str] = []
-    add = lines.append
-    for t in batch.triples:
-        add(f"{iri(t.head)} {iri(t.relation)} {iri(t.tail)} .")
+    add, term = lines.append, iri
+    for head, relation, tail in batch.triples:
+        add(f"{term(head)} {term(relation)} {term(tail)} .")
     name_p, norm_p = iri_ref(NAME_IRI), iri_ref(NORM_NAME_IRI)
     for entity, name in batch.names:
         subject = iri(entity)

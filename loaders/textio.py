@@ -19,7 +19,7 @@ def iter_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Ite
         reported = 0
         for line_no, line in enumerate(text, 1):
             yield line_no, line.rstrip("\r\n")
-            if on_bytes is not None and line_no % 4096 == 0:
+            if on_bytes is not None and not line_no & 4095:
                 pos = raw.tell()
                 if pos - reported >= 1 << 20:
                     on_bytes(pos - reported)
