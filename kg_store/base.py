@@ -81,6 +81,9 @@ class GraphStore(ABC):
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Literal-valued attributes (relation, value) of each id, names excluded."""
 
+    def after_load(self) -> None:  # noqa: B027 - optional hook
+        """Settle after a bulk load (compaction, index builds); loaders call it once."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections; the default has nothing to release."""
 

@@ -39,23 +39,29 @@ class OxigraphStore(GraphStore):
                 self._store = ox.Store(str(self.path))
         except OSError as exc:  # locked by another process, unreadable, not a store
             raise StoreUnavailable(f"cannot open Oxigraph store at {url}: {exc}") from exc
-        # Names of neighbours are looked up again and again during walks (PoG caches them
-        # too); cleared on every write, and whole when it grows past the cap.
-        self._names: dict[str, str | None] = {}
-        self._names_cap = 500_000
+        # Neighbours' ids and names are looked up again and again during walks (PoG caches
+        # names too): IRI -> (id, name), cleared on every write and when past the cap.
+        self._nodes: dict[str, tuple[str, str | None]] = {}
+        self._nodes_cap = 500_000
+        self._relation_ids: dict[str, str] = {}  # predicate IRI -> relation id
 
     def close(self) -> None:
         if self.path is not None and not self.read_only:
             self._store.flush()
 
+    def after_load(self) -> None:
+        # Merge the SST files bulk_load wrote; otherwise background compaction competes
+        # with the first queries and every lookup reads more files.
+        self._store.optimize()
+
     def clear(self) -> None:
         self._store.clear()
-        self._names.clear()
+        self._nodes.clear()
 
     # ---- writes ----------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
-            self._names.clear()
+            self._nodes.clear()
             # bulk_load parses in Rust and skips the transaction log: the fast path. Every
             # term was built and checked by sparql_text, so Oxigraph's re-validation is skipped.
             self._store.bulk_load(
@@ -71,37 +77,39 @@ class OxigraphStore(GraphStore):
         limit_per_entity: int | None,
     ) -> Neighborhood:
         rel_nodes = [ox.NamedNode(to_iri(r)) for r in relations] if relations else [None]
-        name_cache = self._names
-        if len(name_cache) > self._names_cap:
-            name_cache.clear()
+        nodes, relation_ids, named_node = self._nodes, self._relation_ids, ox.NamedNode
+        if len(nodes) > self._nodes_cap:
+            nodes.clear()
+        quads_for = self._store.quads_for_pattern
         hood = Neighborhood(edges={})
         for source in ids:
-            node = ox.NamedNode(to_iri(source))
+            node = named_node(to_iri(source))
             edges: list[Edge] = []
             for dir_name in ("out", "in"):
                 if direction not in (dir_name, "both"):
                     continue
                 count = 0
                 for rel in rel_nodes:
-                    quads = (
-                        self._store.quads_for_pattern(node, rel, None, _DEFAULT)
-                        if dir_name == "out"
-                        else self._store.quads_for_pattern(None, rel, node, _DEFAULT)
-                    )
+                    quads = quads_for(node, rel, None, _DEFAULT) if dir_name == "out" else quads_for(None, rel, node, _DEFAULT)
                     for quad in quads:
                         other = quad.object if dir_name == "out" else quad.subject
                         # Names, normalised names and attributes are literals: not neighbours.
-                        if not isinstance(other, ox.NamedNode) or is_internal_iri(quad.predicate.value):
+                        if type(other) is not named_node:
                             continue
+                        predicate = quad.predicate.value
+                        relation = relation_ids.get(predicate)
+                        if relation is None:
+                            if is_internal_iri(predicate):
+                                continue
+                            relation = relation_ids[predicate] = from_iri(predicate)
                         if limit_per_entity is not None and count == limit_per_entity:
                             hood.truncated.add(source)
                             break
                         other_iri = other.value
-                        if other_iri not in name_cache:
-                            name_cache[other_iri] = self._name_of(other)
-                        edges.append(
-                            Edge(source, from_iri(quad.predicate.value), from_iri(other_iri), name_cache[other_iri], dir_name)  # type: ignore[arg-type]
-                        )
+                        known = nodes.get(other_iri)
+                        if known is None:
+                            known = nodes[other_iri] = (from_iri(other_iri), self._name_of(other))
+                        edges.append(Edge(source, relation, known[0], known[1], dir_name))  # type: ignore[arg-type]
                         count += 1
                     if source in hood.truncated:
                         break
@@ -122,9 +130,9 @@ class OxigraphStore(GraphStore):
         found = {}
         for i in ids:
             iri = to_iri(i)
-            if iri not in self._names:
-                self._names[iri] = self._name_of(ox.NamedNode(iri))
-            found[i] = self._names[iri]
+            if iri not in self._nodes:
+                self._nodes[iri] = (i, self._name_of(ox.NamedNode(iri)))
+            found[i] = self._nodes[iri][1]
         return found
 
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

@@ -140,5 +140,6 @@ def load_file(
         finally:
             if pending is not None:
                 pending.result()
+    store.after_load()
     report.seconds = time.perf_counter() - started
     return report
