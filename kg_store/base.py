@@ -6,6 +6,7 @@ k-hop subgraph, schema filtering and batching of huge frontiers live here once.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
@@ -28,6 +29,11 @@ DEFAULT_SCHEMA_PREFIXES: tuple[str, ...] = (
 )
 
 
+def redact_url(url: str) -> str:
+    """The URL with any password replaced, for messages and reports."""
+    return re.sub(r"(//[^/:@]*):[^/@]*@", r"\1:***@", url)
+
+
 class GraphStore(ABC):
     """A knowledge graph behind one interface. Use as a context manager or call close()."""
 
@@ -38,6 +44,7 @@ class GraphStore(ABC):
 
     def __init__(self, url: str, schema_prefixes: Sequence[str] = DEFAULT_SCHEMA_PREFIXES) -> None:
         self.url = url
+        self.display_url = redact_url(url)
         self.schema_prefixes = tuple(schema_prefixes)
 
     # ---- primitives: one round trip each -------------------------------------------

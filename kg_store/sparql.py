@@ -12,7 +12,7 @@ from __future__ import annotations
 import socket
 import urllib.error
 from collections.abc import Collection, Sequence
-from urllib.parse import parse_qs, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urljoin, urlsplit, urlunsplit
 
 from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, EndPointNotFound, QueryBadFormed, Unauthorized
@@ -42,9 +42,7 @@ class SparqlStore(GraphStore):
         self.graph = params.get("graph", [None])[0]
         self.user, self.password = parts.username, parts.password
         self.timeout = timeout
-        # Shown in messages: never the password.
-        self.safe_url = urlunsplit(("sparql+" + parts.scheme, netloc, parts.path, urlencode(
-            {k: v[0] for k, v in params.items()}), ""))
+        self.safe_url = self.display_url  # shown in messages: never the password
 
     # ---- transport ---------------------------------------------------------------------
     def _run(self, wrapper: SPARQLWrapper, what: str):

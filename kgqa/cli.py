@@ -54,8 +54,8 @@ def opened(settings: Settings, url: str | None = None, read_only: bool = False) 
         raise fail(str(exc)) from exc
     try:
         yield store
-    except StoreError as exc:
-        raise fail(f"{target}: {exc}") from exc
+    except StoreError as exc:  # backends name the (redacted) URL in their messages
+        raise fail(str(exc)) from exc
     finally:
         store.close()
 
@@ -163,7 +163,7 @@ def store_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         _print_json(data)
     else:
-        out.print(f"{target.url}: {stats.triples:,} triples, {stats.entities:,} entities, {stats.relations:,} relations")
+        out.print(f"{target.display_url}: {stats.triples:,} triples, {stats.entities:,} entities, {stats.relations:,} relations")
 
 
 @store_app.command("neighbors")

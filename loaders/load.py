@@ -92,7 +92,7 @@ def load_file(
     write); at most two batches are in memory, so memory stays bounded.
     """
     prefixes = store.schema_prefixes if schema_prefixes is None else schema_prefixes
-    report = LoadReport(fmt, str(path), store.url)
+    report = LoadReport(fmt, str(path), store.display_url)
     started = time.perf_counter()
 
     def write(done: LoadBatch) -> None:

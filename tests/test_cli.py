@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,12 @@ def test_demo_loads_the_bundled_kg_and_shows_a_neighbourhood(tmp_path: Path) -> 
     assert "129,411 triples" in result.output
     assert "starred_actors" in result.output and "Forrest Gump" in invoke(
         "demo", "Forrest Gump", env={"KGQA_DATA_DIR": str(tmp_path)}).output
+
+
+@pytest.mark.server
+def test_wrong_credentials_are_a_clear_error(virtuoso_url: str, kb: Path) -> None:
+    wrong = re.sub(r"//dba:[^@]*@", "//dba:not-the-password@", virtuoso_url)
+    assert wrong != virtuoso_url
+    result = invoke("load", "-f", "metaqa", str(kb), "--store", wrong)
+    assert result.exit_code == 1
+    assert "credentials" in result.output and "not-the-password" not in result.output
