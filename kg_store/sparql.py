@@ -1,20 +1,27 @@
-"""Any SPARQL 1.1 endpoint over HTTP (Virtuoso, an Oxigraph server), via SPARQLWrapper.
+"""Any SPARQL 1.1 endpoint over HTTP (Virtuoso, an Oxigraph server).
 
 URL: `sparql+http://[user:password@]HOST:PORT/PATH[?update=PATH_OR_URL&graph=IRI]`
   update  where SPARQL UPDATE goes (default: the query URL). Virtuoso: `/sparql-auth`,
           with the dba credentials; anonymous update is denied there, as it should be.
   graph   the graph writes go to (Virtuoso needs one; queries without FROM see all graphs).
-Reads use only the query endpoint and no credentials.
+Reads use only the query endpoint and no credentials, over one persistent HTTP/1.1
+connection per thread: SPARQLWrapper opens a new connection per request, which costs
+~0.8 ms of a ~2.5 ms one-hop lookup on localhost, and an exploration makes thousands.
+Updates (digest auth, rare, large) go through SPARQLWrapper.
 """
 
 from __future__ import annotations
 
+import http.client
+import json
 import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
 import urllib.error
 from collections.abc import Collection, Sequence
-from urllib.parse import parse_qs, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit, urlunsplit
 
-from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
+from SPARQLWrapper import DIGEST, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, EndPointNotFound, QueryBadFormed, Unauthorized
 
 from kg_store import sparql_text
@@ -22,6 +29,49 @@ from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import from_iri
 from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
+class _KeepAliveReader:
+    """POSTs SPARQL queries over a kept-open connection (one per thread); reconnects once
+    when the server closed it in between."""
+
+    def __init__(self, endpoint: str, timeout: float) -> None:
+        parts = urlsplit(endpoint)
+        self.https = parts.scheme == "https"
+        self.host, self.port = parts.hostname or "localhost", parts.port
+        self.path, self.timeout = parts.path or "/", timeout
+        self._local = threading.local()
+        self._all: list[http.client.HTTPConnection] = []  # every thread's, for close()
+
+    def _connection(self, fresh: bool) -> http.client.HTTPConnection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None or fresh:
+            if conn is not None:
+                conn.close()
+            cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
+            conn = self._local.conn = cls(self.host, self.port, timeout=self.timeout)
+            self._all.append(conn)
+        return conn
+
+    def post(self, query: str) -> tuple[int, bytes]:
+        body = urlencode({"query": query}).encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/sparql-results+json"}
+        for attempt in (0, 1):
+            conn = self._connection(fresh=attempt == 1)
+            try:
+                conn.request("POST", self.path, body, headers)
+                response = conn.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, http.client.CannotSendRequest, BrokenPipeError,
+                    ConnectionResetError):
+                if attempt == 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        for conn in self._all:
+            conn.close()
+        self._all.clear()
+
 
 class SparqlStore(GraphStore):
     batch_size = 200  # keeps the UNION query text well under endpoints' size limits
@@ -43,34 +93,44 @@ class SparqlStore(GraphStore):
         self.user, self.password = parts.username, parts.password
         self.timeout = timeout
         self.safe_url = self.display_url  # shown in messages: never the password
+        self._reader = _KeepAliveReader(self.endpoint, timeout)
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kgqa-sparql")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self._reader.close()
 
     # ---- transport ---------------------------------------------------------------------
-    def _run(self, wrapper: SPARQLWrapper, what: str):
+    def _run_update(self, wrapper: SPARQLWrapper) -> None:
         try:
-            return wrapper.query()
+            wrapper.query()
         except Unauthorized as exc:
-            raise StoreAuthError(f"{self.safe_url}: credentials refused for {what}") from exc
+            raise StoreAuthError(f"{self.safe_url}: credentials refused for an update") from exc
         except QueryBadFormed as exc:
-            raise StoreQueryError(f"{self.safe_url}: the endpoint rejected a {what} query: {exc}") from exc
+            raise StoreQueryError(f"{self.safe_url}: the endpoint rejected an update: {exc}") from exc
         except (EndPointNotFound, EndPointInternalError) as exc:
-            raise StoreQueryError(f"{self.safe_url}: {what} failed: {exc}") from exc
+            raise StoreQueryError(f"{self.safe_url}: update failed: {exc}") from exc
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
-                raise StoreAuthError(f"{self.safe_url}: HTTP {exc.code} for {what} (check user and password)") from exc
-            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} for {what}") from exc
+                raise StoreAuthError(f"{self.safe_url}: HTTP {exc.code} for an update (check user and password)") from exc
+            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} for an update") from exc
         except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
 
     def _select(self, query: str) -> list[dict[str, dict]]:
-        wrapper = SPARQLWrapper(self.endpoint)
-        wrapper.setTimeout(self.timeout)
-        wrapper.setMethod(POST)  # frontier queries are long; GET would hit URL limits
-        wrapper.setReturnFormat(JSON)
-        wrapper.setQuery(sparql_text.from_graph(query, self.graph))
-        result = self._run(wrapper, "read").convert()
-        if not isinstance(result, dict) or "results" not in result:
-            raise StoreQueryError(f"{self.safe_url}: unexpected reply to a SELECT")
-        return result["results"]["bindings"]
+        try:
+            status, body = self._reader.post(sparql_text.from_graph(query, self.graph))
+        except (OSError, http.client.HTTPException) as exc:
+            raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
+        if status in (401, 403):
+            raise StoreAuthError(f"{self.safe_url}: HTTP {status} for a read (the endpoint wants credentials)")
+        if status != 200:
+            detail = body.decode("utf-8", "replace").strip().splitlines()[:3]
+            raise StoreQueryError(f"{self.safe_url}: HTTP {status} for a read: {' '.join(detail)[:500]}")
+        try:
+            return json.loads(body)["results"]["bindings"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreQueryError(f"{self.safe_url}: the endpoint's reply to a SELECT is not SPARQL JSON") from exc
 
     def _update(self, update: str) -> None:
         wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
@@ -80,10 +140,12 @@ class SparqlStore(GraphStore):
             wrapper.setHTTPAuth(DIGEST)
             wrapper.setCredentials(self.user, self.password or "")
         wrapper.setQuery(update)
-        self._run(wrapper, "update")
+        self._run_update(wrapper)
 
     def clear(self) -> None:
-        self._update(f"CLEAR GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
+        # DROP rather than CLEAR: after CLEAR GRAPH, Virtuoso's queries FROM that graph run
+        # ~20x slower once it is filled again (measured: 3 ms -> 60 ms per lookup).
+        self._update(f"DROP SILENT GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
@@ -103,7 +165,9 @@ class SparqlStore(GraphStore):
         relations: Collection[str] | None,
         limit_per_entity: int | None,
     ) -> Neighborhood:
-        rows = self._select(sparql_text.neighbors_query(ids, direction, relations, limit_per_entity))
+        queries = sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
+        # Out- and in-edges in parallel, each on its thread's kept-open connection.
+        rows = [row for result in self._pool.map(self._select, queries) for row in result]
         hood = Neighborhood(edges={i: [] for i in ids})
         seen: set[tuple] = set()
         counts: dict[tuple[str, str], int] = {}
