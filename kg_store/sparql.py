@@ -47,6 +47,7 @@ class _KeepAliveReader:
         if conn is None or fresh:
             if conn is not None:
                 conn.close()
+                self._all.remove(conn)
             cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
             conn = self._local.conn = cls(self.host, self.port, timeout=self.timeout)
             self._all.append(conn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -98,8 +99,15 @@ def _load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, p
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{fmt} {path.name}", total=input_bytes(fmt, path), facts="")
 
+        last_line = time.monotonic()
+
         def on_batch(report: LoadReport) -> None:
-            progress.update(task, facts=f"{report.records:,} records, {report.malformed:,} malformed")
+            nonlocal last_line
+            summary = f"{report.records:,} records, {report.malformed:,} malformed"
+            progress.update(task, facts=summary)
+            if not console.is_terminal and time.monotonic() - last_line >= 10:
+                last_line = time.monotonic()  # logs and pipes get a line now and then instead of a bar
+                console.print(f"{path.name}: {summary}, {report.seconds:.0f}s", highlight=False)
 
         try:
             return load_file(store, fmt, path, strict=strict, schema_prefixes=prefixes,

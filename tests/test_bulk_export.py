@@ -20,7 +20,8 @@ def test_neo4j_admin_csvs(tmp_path: Path) -> None:
     assert read["entities-named.csv.gz"][0] == ["id:ID(Entity)", "name", "name_norm", ":LABEL"]
     assert ["m.forrest", 'Forrest "Run" Gump é', "forrest run gump e", "Entity"] in read["entities-named.csv.gz"]
     assert sorted(read["relationships.csv.gz"][1:]) == [
-        ["m.cvt1", "m.forrest", "film.performance.film"], ["m.tom", "m.cvt1", "film.actor.film"]]
+        ["m.cvt1", "m.forrest", "film.performance.film"], ["m.tom", "m.cvt1", "film.actor.film"],
+        ["m.zemeckis", "m.forrest", "film.director.film"]]
     assert read["literal-edges.csv.gz"][1][2] == "people.person.date_of_birth"
     assert "--skip-duplicate-nodes=true" in report.commands[0]
     # The named-entity file is listed first so the row with the name wins duplicates.
@@ -39,6 +40,6 @@ def test_virtuoso_ld_dir_loads_the_export(tmp_path: Path, virtuoso_installed: No
         server.bulk_load_dir(out, "kgqa-*.nt.gz", graph="urn:kgqa:bulk")
         user_url = f"sparql+{server.sparql_url}?graph=urn:kgqa:bulk"
         store = open_store(user_url)
-        assert store.stats().triples == 3  # two facts and one attribute
+        assert store.stats().triples == 4  # three facts and one attribute
         assert store.names(["m.forrest"])["m.forrest"] == 'Forrest "Run" Gump é'
         assert store.search_entities("forrest run")[0].id == "m.forrest"

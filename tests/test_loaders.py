@@ -27,6 +27,7 @@ NT_LINES = [
     f"<{NS}m.tom> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{NS}people.person> .",
     "this is not a triple",
     f"<{NS}m.a> <{NS}r.b.c> <{NS}m.b>",  # no final dot
+    f"<{NS}m.zemeckis>\t<{NS}film.director.film>\t<{NS}m.forrest>\t.",  # the Freebase dump's tabs
 ]
 
 
@@ -41,7 +42,7 @@ def test_freebase_nt_keeps_facts_names_attributes_and_counts_the_rest(tmp_path: 
     path = write(tmp_path / ("fb.nt.gz" if gz else "fb.nt"), NT_LINES, gz)
     store = MemoryStore()
     report = load_file(store, "freebase-nt", path)
-    assert (report.triples, report.names, report.attributes) == (2, 2, 1)
+    assert (report.triples, report.names, report.attributes) == (3, 2, 1)
     assert report.malformed == 2
     assert [line for line, _ in report.malformed_examples] == [11, 12]
     assert report.skipped == {"non-English literal": 1, "schema relation": 1, "outside the Freebase namespace": 1}
