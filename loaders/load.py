@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -91,6 +93,32 @@ def load_file(
     thread while the next one is parsed (store drivers release the GIL while they
     write); at most two batches are in memory, so memory stays bounded.
     """
+    with _cyclic_gc_paused():
+        return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch)
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Loading allocates millions of short-lived tuples and builds no reference cycles;
+    the cyclic collector's passes over them cost 10-20% of a load's time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(
+    store: GraphStore,
+    fmt: str,
+    path: Path,
+    strict: bool,
+    schema_prefixes: tuple[str, ...] | None,
+    on_bytes: Callable[[int], None] | None,
+    on_batch: Callable[[LoadReport], None] | None,
+) -> LoadReport:
     prefixes = store.schema_prefixes if schema_prefixes is None else schema_prefixes
     report = LoadReport(fmt, str(path), store.display_url)
     started = time.perf_counter()
