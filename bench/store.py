@@ -146,7 +146,7 @@ def bench_store(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--backends", default="dict,oxigraph,virtuoso", help="comma list: dict,memory,oxigraph,virtuoso,falkordb,neo4j")
+    parser.add_argument("--backends", default="dict,oxigraph,virtuoso,falkordb,neo4j", help="comma list: dict,memory,oxigraph,virtuoso,falkordb,neo4j")
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="JSON lines only (the default output is also JSON)")

@@ -33,6 +33,8 @@ class OxigraphStore(GraphStore):
             if self.path is None:
                 self._store = ox.Store()
             elif read_only:
+                if not (self.path / "CURRENT").exists():  # RocksDB's marker of an existing store
+                    raise StoreUnavailable(f"no Oxigraph store at {url} yet: load data into it with `kgqa load`")
                 self._store = ox.Store.read_only(str(self.path))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)

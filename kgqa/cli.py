@@ -66,7 +66,11 @@ def _settings(store: str | None = None) -> Settings:
 
 
 def _print_json(obj: object) -> None:
-    out.print_json(json.dumps(obj, ensure_ascii=False)) if out.is_terminal else print(json.dumps(obj, ensure_ascii=False))
+    text = json.dumps(obj, ensure_ascii=False)
+    if out.is_terminal:
+        out.print_json(text)  # coloured for people; plain below for pipes and tools
+    else:
+        print(text)
 
 
 # ---- load ------------------------------------------------------------------------------

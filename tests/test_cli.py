@@ -90,3 +90,9 @@ def test_wrong_credentials_are_a_clear_error(virtuoso_url: str, kb: Path) -> Non
     result = invoke("load", "-f", "metaqa", str(kb), "--store", wrong)
     assert result.exit_code == 1
     assert "credentials" in result.output and "not-the-password" not in result.output
+
+
+def test_reading_a_store_that_was_never_loaded(tmp_path: Path) -> None:
+    result = invoke("store", "stats", "--store", f"oxigraph:{tmp_path / 'empty'}")
+    assert result.exit_code == 1 and "kgqa load" in result.output
+    assert not (tmp_path / "empty").exists()  # a read does not create a store
