@@ -110,7 +110,7 @@ def backend_url(name: str, workdir: Path) -> Iterator[tuple[str | None, Callable
             # against freshly inserted, uncheckpointed data are ~10x slower.
             yield (
                 f"sparql+http://dba:{server.password}@127.0.0.1:{server.http_port}/sparql"
-                "?update=/sparql-auth&graph=urn:kgqa:bench",
+                "?update=/sparql-auth&gsp=/sparql-graph-crud-auth&graph=urn:kgqa:bench",
                 lambda: server.isql("checkpoint;"),
             )
     elif name == "falkordb":

@@ -1,9 +1,13 @@
 """Any SPARQL 1.1 endpoint over HTTP (Virtuoso, an Oxigraph server).
 
-URL: `sparql+http://[user:password@]HOST:PORT/PATH[?update=PATH_OR_URL&graph=IRI]`
+URL: `sparql+http://[user:password@]HOST:PORT/PATH[?update=PATH&gsp=PATH&graph=IRI]`
   update  where SPARQL UPDATE goes (default: the query URL). Virtuoso: `/sparql-auth`,
           with the dba credentials; anonymous update is denied there, as it should be.
-  graph   the graph writes go to (Virtuoso needs one; queries without FROM see all graphs).
+  gsp     a SPARQL 1.1 Graph Store endpoint; when given, loads POST N-Triples there,
+          ~10x faster than INSERT DATA (Virtuoso: `/sparql-graph-crud-auth`, Oxigraph
+          server: `/store`).
+  graph   the graph writes go to and reads are scoped to (Virtuoso needs one for writes;
+          its queries without FROM see every graph, system graphs included).
 Reads use only the query endpoint and no credentials, over one persistent HTTP/1.1
 connection per thread: SPARQLWrapper opens a new connection per request, which costs
 ~0.8 ms of a ~2.5 ms one-hop lookup on localhost, and an exploration makes thousands.
@@ -18,6 +22,7 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import urllib.error
+import urllib.request
 from collections.abc import Collection, Sequence
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -91,6 +96,8 @@ class SparqlStore(GraphStore):
         update = params.get("update", [self.endpoint])[0]
         self.update_endpoint = urljoin(self.endpoint, update)
         self.graph = params.get("graph", [None])[0]
+        gsp = params.get("gsp", [None])[0]
+        self.gsp_endpoint = urljoin(self.endpoint, gsp) if gsp else None
         self.user, self.password = parts.username, parts.password
         self.timeout = timeout
         self.safe_url = self.display_url  # shown in messages: never the password
@@ -152,11 +159,34 @@ class SparqlStore(GraphStore):
     def write(self, batch: LoadBatch) -> None:
         if not len(batch):
             return
+        if self.gsp_endpoint:
+            self._post_ntriples(sparql_text.ntriples(batch).encode())
+            return
         lines = sparql_text.ntriples(batch).splitlines()
         for start in range(0, len(lines), self.update_chunk_triples):
             data = "\n".join(lines[start : start + self.update_chunk_triples])
             body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
             self._update(f"INSERT DATA {{ {body} }}")
+
+    def _post_ntriples(self, data: bytes) -> None:
+        """SPARQL 1.1 Graph Store HTTP Protocol: POST merges the triples into the graph."""
+        target = f"{self.gsp_endpoint}?{urlencode({'graph': self.graph}) if self.graph else 'default'}"
+        handlers: list[urllib.request.BaseHandler] = []
+        if self.user:
+            passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+            passwords.add_password(None, self.gsp_endpoint, self.user, self.password or "")
+            handlers = [urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)]
+        request = urllib.request.Request(target, data=data, method="POST", headers={"Content-Type": "application/n-triples"})
+        try:
+            with urllib.request.build_opener(*handlers).open(request, timeout=self.timeout):
+                pass
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                raise StoreAuthError(f"{self.safe_url}: credentials refused by the graph store endpoint") from exc
+            detail = exc.read().decode("utf-8", "replace")[:300]
+            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} from the graph store endpoint: {detail}") from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise StoreUnavailable(f"cannot reach graph store endpoint {self.gsp_endpoint}: {exc}") from exc
 
     # ---- reads -------------------------------------------------------------------------
     def _neighbors(

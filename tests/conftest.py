@@ -18,7 +18,7 @@ from kg_store import GraphStore, open_store
 
 REQUIRE_SERVERS = os.environ.get("KGQA_REQUIRE_SERVERS") == "1"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-BACKENDS = ["memory", "oxigraph", "virtuoso", "falkordb", "neo4j"]
+BACKENDS = ["memory", "oxigraph", "virtuoso", "virtuoso-gsp", "falkordb", "neo4j"]
 
 
 def unavailable(reason: str) -> None:
@@ -64,6 +64,8 @@ def _store_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         return f"oxigraph:{tmp_path / 'oxigraph'}"
     if backend == "virtuoso":
         return request.getfixturevalue("virtuoso_url")
+    if backend == "virtuoso-gsp":  # the same server, loads through the Graph Store protocol
+        return request.getfixturevalue("virtuoso_url").replace("graph=urn:kgqa:test", "gsp=/sparql-graph-crud-auth&graph=urn:kgqa:test-gsp")
     if backend == "falkordb":
         return request.getfixturevalue("falkordb_url")
     if backend == "neo4j":
