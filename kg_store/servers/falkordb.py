@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import ctypes
 import errno
 import json
 import logging
@@ -44,14 +43,14 @@ import re
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
+
+from kg_store.servers._process import HOST, LocalServer, free_port, log_tail, serve, spawn, stop_on_signals
 
 if TYPE_CHECKING:
     from neo4j import Driver
@@ -68,7 +67,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 LOG_NAME = "falkordb.log"
 STDIO_NAME = "falkordb.stdout.log"
 
@@ -199,26 +197,15 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def _pick_port(exclude: set[int], low: int = 0, high: int = 0) -> int:
-    """A currently free TCP port: kernel-chosen, or random within [low, high]."""
-    if not high:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind((HOST, 0))
-            port: int = sock.getsockname()[1]
-        return port if port not in exclude else _pick_port(exclude)
+def _free_bolt_port(exclude: int) -> int:
+    """A currently free port in BOLT_PORT_RANGE other than ``exclude``, drawn at random."""
+    low, high = BOLT_PORT_RANGE
     rng = random.SystemRandom()  # independent of the tests' seeded `random`
     for _ in range(200):
         port = rng.randint(low, high)
-        if port not in exclude and _port_free(port):
+        if port != exclude and _port_free(port):
             return port
     raise RuntimeError(f"no free port in {low}..{high}")
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL the child when the parent dies, so a crashed test run leaves
-    no server behind. (Caveat: fires when the *thread* that started the server exits.)"""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _redis_ping(port: int, timeout: float = 1.0) -> bool:
@@ -230,14 +217,7 @@ def _redis_ping(port: int, timeout: float = 1.0) -> bool:
         return False
 
 
-def _tail(path: Path, lines: int = 30) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "<no log>"
-
-
-class FalkorDBServer:
+class FalkorDBServer(LocalServer):
     """Runs ``redis-server --loadmodule falkordb.so BOLT_PORT <bolt_port>`` in ``workdir``.
 
     Nothing is persisted (no RDB/AOF); the work folder only receives the logs. Ports
@@ -253,7 +233,7 @@ class FalkorDBServer:
         self._requested = (port, bolt_port)
         self.redis_port = port
         self.bolt_port = bolt_port
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc = None
         self._lock = threading.Lock()
 
     # -- discovery -------------------------------------------------------------------
@@ -288,13 +268,6 @@ class FalkorDBServer:
     def log_path(self) -> Path:
         return self.workdir / LOG_NAME
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    def is_running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
     # -- lifecycle -------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> FalkorDBServer:
         """Start the server and wait until a Bolt session runs ``RETURN 1``.
@@ -326,7 +299,7 @@ class FalkorDBServer:
 
     def _lost_picked_port(self) -> bool:
         """True if startup failed because a port *we picked* was taken meanwhile."""
-        tail = _tail(self.log_path, 8)
+        tail = log_tail(self.log_path, lines=8)
         redis_lost = f"Failed listening on port {self.redis_port}" in tail and not self._requested[0]
         bolt_lost = f"Failed to bind to port {self.bolt_port}" in tail and not self._requested[1]
         return redis_lost or bolt_lost
@@ -336,8 +309,8 @@ class FalkorDBServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         port, bolt_port = self._requested
         # Redis treats --port 0 as "no TCP listener", so pick concrete ports ourselves.
-        self.redis_port = port or _pick_port(exclude={bolt_port})
-        self.bolt_port = bolt_port or _pick_port({self.redis_port}, *BOLT_PORT_RANGE)
+        self.redis_port = port or free_port({bolt_port})
+        self.bolt_port = bolt_port or _free_bolt_port(self.redis_port)
         with contextlib.suppress(FileNotFoundError):
             self.log_path.unlink()  # a fresh log, so failure tails show this run only
         cmd = [
@@ -353,15 +326,7 @@ class FalkorDBServer:
             "--loadmodule", str(module),
             "BOLT_PORT", str(self.bolt_port),
         ]  # fmt: skip
-        with open(self.workdir / STDIO_NAME, "ab") as stdio:
-            self._proc = subprocess.Popen(
-                cmd,
-                cwd=self.workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=stdio,
-                stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-            )
+        self._proc = spawn(cmd, self.workdir, self.workdir / STDIO_NAME, signal.SIGKILL)
         atexit.register(self.stop)
 
     def _wait_ready(self, deadline: float) -> None:
@@ -410,8 +375,8 @@ class FalkorDBServer:
     def _failure(self, why: str) -> RuntimeError:
         return RuntimeError(
             f"FalkorDB failed to start: {why} (redis {self.redis_url}, bolt {self.bolt_url}, "
-            f"workdir {self.workdir})\n--- {LOG_NAME} (tail) ---\n{_tail(self.log_path)}"
-            f"\n--- {STDIO_NAME} (tail) ---\n{_tail(self.workdir / STDIO_NAME)}"
+            f"workdir {self.workdir})\n--- {LOG_NAME} (tail) ---\n{log_tail(self.log_path)}"
+            f"\n--- {STDIO_NAME} (tail) ---\n{log_tail(self.workdir / STDIO_NAME)}"
         )
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -419,22 +384,8 @@ class FalkorDBServer:
 
         SIGKILL is needed when a Bolt reply over 64 KiB has wedged the server."""
         with self._lock:
-            proc, self._proc = self._proc, None
-            atexit.unregister(self.stop)
-            if proc is None:
-                return
-            if proc.poll() is None:
-                # SIGTERM makes Redis exit promptly (nothing to save: persistence is off).
-                proc.terminate()
-                try:
-                    proc.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-
-    def absorb_stuck_handshakes(self) -> int:
-        """Clear wedged handshakes left by closed drivers (see the module function)."""
-        return absorb_stuck_handshakes(HOST, self.bolt_port)
+            # SIGTERM makes Redis exit promptly (nothing to save: persistence is off).
+            self._stop_process(timeout)
 
     def driver(self, **overrides: Any) -> Driver:
         """A ``neo4j`` driver for this server with :data:`DRIVER_KWARGS` applied.
@@ -444,37 +395,13 @@ class FalkorDBServer:
         from neo4j import GraphDatabase
 
         with contextlib.suppress(OSError):  # not running: let the driver report it
-            self.absorb_stuck_handshakes()
+            absorb_stuck_handshakes(HOST, self.bolt_port)
         return GraphDatabase.driver(self.bolt_url, **{**DRIVER_KWARGS, **overrides})
-
-    def __enter__(self) -> FalkorDBServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         state = f"pid={self.pid}" if self.is_running() else "stopped"
         ports = f"redis={self.redis_port}, bolt={self.bolt_port}"
         return f"FalkorDBServer({self.workdir!s}, {ports}, {state})"
-
-
-@contextlib.contextmanager
-def _signals_set(event: threading.Event) -> Iterator[None]:
-    """Turn SIGTERM/SIGINT into `event` for the duration of the block."""
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    for sig in previous:
-        signal.signal(sig, lambda _sig, _frame: event.set())
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -490,8 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(message)s")
 
-    stop = threading.Event()
-    with _signals_set(stop):
+    with stop_on_signals() as stop:
         try:
             server = FalkorDBServer(args.workdir, port=args.port, bolt_port=args.bolt_port)
         except ValueError as exc:
@@ -512,12 +438,7 @@ def main(argv: list[str] | None = None) -> int:
                 "workdir": str(server.workdir),
                 "log": str(server.log_path),
             }
-            print(json.dumps(info), flush=True)
-            while not stop.wait(0.5):
-                if not server.is_running():
-                    print(f"FalkorDB exited unexpectedly; see {server.log_path}", file=sys.stderr)
-                    return 1
-    return 0
+            return serve(server, info, stop, f"FalkorDB exited unexpectedly; see {server.log_path}")
 
 
 if __name__ == "__main__":

@@ -37,35 +37,26 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
+
+from kg_store.servers._process import HOST, LocalServer, free_port, log_tail, serve, spawn, stop_on_signals
 
 VIRTUOSO_BIN = "virtuoso-t"
 ISQL_BIN = "isql-vt"
-HOST = "127.0.0.1"
 DEFAULT_USER = "dba"
 # Virtuoso creates a fresh database with this dba password; start() changes it if asked.
 FACTORY_PASSWORD = "dba"
-
-
-def _free_port() -> int:
-    """Ask the kernel for a free TCP port on the loopback interface."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 def _sql_str(value: str) -> str:
@@ -73,34 +64,7 @@ def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _tail(path: Path, since: int = 0, lines: int = 40) -> str:
-    """Last lines of a log file, ignoring the first ``since`` bytes (earlier runs)."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(since)
-            text = fh.read().decode(errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _set_parent_death_signal() -> None:
-    """Runs in the child before exec: have the kernel SIGTERM Virtuoso if we die.
-
-    Keeps a crashed or SIGKILLed test run from leaving a server behind. Linux only;
-    note that the signal fires when the *thread* that started the server exits.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-class VirtuosoServer:
+class VirtuosoServer(LocalServer):
     """Context manager owning one Virtuoso process and its database in ``workdir``.
 
     Both listeners are bound to 127.0.0.1. A port of 0 means "pick a free one"; the
@@ -119,9 +83,6 @@ class VirtuosoServer:
         password: str = FACTORY_PASSWORD,
         *,
         dirs_allowed: Sequence[Path] = (),
-        number_of_buffers: int = 170_000,
-        max_dirty_buffers: int = 130_000,
-        result_set_max_rows: int = 1_000_000,
     ) -> None:
         self.workdir = Path(workdir).resolve()
         self.http_port = http_port
@@ -130,11 +91,8 @@ class VirtuosoServer:
         self.password = password
         # Folders (besides workdir and /tmp) that bulk_load_dir() may read from.
         self.dirs_allowed = [Path(d).resolve() for d in dirs_allowed]
-        self.number_of_buffers = number_of_buffers
-        self.max_dirty_buffers = max_dirty_buffers
-        self.result_set_max_rows = result_set_max_rows
         self._auto_ports = http_port == 0 or isql_port == 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc = None
         self._log_file = self.workdir / "virtuoso.out"
 
     # ------------------------------------------------------------------ properties
@@ -156,13 +114,6 @@ class VirtuosoServer:
     @property
     def ini_path(self) -> Path:
         return self.workdir / "virtuoso.ini"
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
-
-    def is_running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
 
     def _port(self, which: str) -> int:
         port = self.http_port if which == "http" else self.isql_port
@@ -201,8 +152,8 @@ TransactionFile = {wd}/virtuoso-temp.trx
 ServerPort        = {HOST}:{self.isql_port}
 DisableUnixSocket = 1
 DirsAllowed       = {dirs}
-NumberOfBuffers   = {self.number_of_buffers}
-MaxDirtyBuffers   = {self.max_dirty_buffers}
+NumberOfBuffers   = 170000
+MaxDirtyBuffers   = 130000
 MaxQueryMem       = 1G
 CheckpointInterval = 60
 
@@ -213,7 +164,7 @@ ServerThreads = 10
 Charset       = UTF-8
 
 [SPARQL]
-ResultSetMaxRows = {self.result_set_max_rows}
+ResultSetMaxRows = 1000000
 """
         self.ini_path.write_text(ini)
 
@@ -228,10 +179,8 @@ ResultSetMaxRows = {self.result_set_max_rows}
         # Auto-picked ports can be taken between picking and binding: retry then.
         attempts = 3 if self._auto_ports else 1
         for attempt in range(attempts):
-            self.http_port = want_http or _free_port()
-            self.isql_port = want_isql or _free_port()
-            while self.isql_port == self.http_port:
-                self.isql_port = _free_port()
+            self.http_port = want_http or free_port()
+            self.isql_port = want_isql if want_isql not in (0, self.http_port) else free_port({self.http_port})
             try:
                 self._launch_and_wait(timeout)
                 break
@@ -246,20 +195,15 @@ ResultSetMaxRows = {self.result_set_max_rows}
     def _launch_and_wait(self, timeout: float) -> None:
         self._write_ini()
         log_start = self._log_file.stat().st_size if self._log_file.exists() else 0
-        log = open(self._log_file, "ab")  # noqa: SIM115 - owned by the child process
-        try:
-            self._proc = subprocess.Popen(
-                [VIRTUOSO_BIN, "+foreground", "+configfile", str(self.ini_path)],
-                cwd=self.workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                # Own session: a Ctrl-C in the terminal reaches us, and we stop it cleanly.
-                start_new_session=True,
-                preexec_fn=_set_parent_death_signal if sys.platform == "linux" else None,
-            )
-        finally:
-            log.close()
+        self._proc = spawn(
+            [VIRTUOSO_BIN, "+foreground", "+configfile", str(self.ini_path)],
+            self.workdir,
+            self._log_file,
+            # SIGTERM, not SIGKILL: Virtuoso's quick shutdown keeps committed data.
+            signal.SIGTERM,
+            # Own session: a Ctrl-C in the terminal reaches us, and we stop it cleanly.
+            new_session=True,
+        )
         deadline = time.monotonic() + timeout
         probe = self.sparql_url + "?" + urllib.parse.urlencode({"query": "ASK {}"})
         while True:
@@ -268,7 +212,7 @@ ResultSetMaxRows = {self.result_set_max_rows}
                 self._proc = None
                 raise RuntimeError(
                     f"Virtuoso exited with code {rc} during startup "
-                    f"(workdir {self.workdir}); log tail:\n{_tail(self._log_file, log_start)}"
+                    f"(workdir {self.workdir}); log tail:\n{log_tail(self._log_file, log_start, lines=40)}"
                 )
             if self._http_ready(probe) and self._tcp_ready(self.isql_port):
                 return
@@ -276,7 +220,7 @@ ResultSetMaxRows = {self.result_set_max_rows}
                 self.stop()
                 raise RuntimeError(
                     f"Virtuoso did not answer on {self.sparql_url} within {timeout:.0f}s; "
-                    f"log tail:\n{_tail(self._log_file, log_start)}"
+                    f"log tail:\n{log_tail(self._log_file, log_start, lines=40)}"
                 )
             time.sleep(0.1)
 
@@ -315,27 +259,7 @@ ResultSetMaxRows = {self.result_set_max_rows}
     def stop(self, timeout: float = 30.0) -> None:
         """Shut down (SIGTERM = Virtuoso's quick shutdown; committed data survives via
         the transaction log), wait, SIGKILL if it hangs. Safe to call repeatedly."""
-        atexit.unregister(self.stop)
-        proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-    def __enter__(self) -> VirtuosoServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self._stop_process(timeout)
 
     # ------------------------------------------------------------------ SQL
 
@@ -431,45 +355,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_start.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
 
-    stop_requested = threading.Event()
-
-    def _on_signal(signum: int, _frame: object) -> None:
-        stop_requested.set()
-
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-
-    server = VirtuosoServer(
-        args.workdir,
-        http_port=args.http_port,
-        isql_port=args.isql_port,
-        password=args.password,
-        dirs_allowed=args.dirs_allowed,
-    )
-    try:
-        server.start(timeout=args.timeout)
-        print(
-            json.dumps(
-                {
-                    "sparql_url": server.sparql_url,
-                    "update_url": server.update_url,
-                    "graph_store_url": server.graph_store_url,
-                    "http_port": server.http_port,
-                    "isql_port": server.isql_port,
-                    "user": server.user,
-                    "workdir": str(server.workdir),
-                    "pid": server.pid,
-                }
-            ),
-            flush=True,
+    with stop_on_signals() as stop:
+        server = VirtuosoServer(
+            args.workdir,
+            http_port=args.http_port,
+            isql_port=args.isql_port,
+            password=args.password,
+            dirs_allowed=args.dirs_allowed,
         )
-        while not stop_requested.wait(0.5):
-            if not server.is_running():
-                print(f"virtuoso exited unexpectedly; see {server.workdir}", file=sys.stderr)
-                return 1
-        return 0
-    finally:
-        server.stop()
+        try:
+            server.start(timeout=args.timeout)
+            info = {
+                "sparql_url": server.sparql_url,
+                "update_url": server.update_url,
+                "graph_store_url": server.graph_store_url,
+                "http_port": server.http_port,
+                "isql_port": server.isql_port,
+                "user": server.user,
+                "workdir": str(server.workdir),
+                "pid": server.pid,
+            }
+            return serve(server, info, stop, f"virtuoso exited unexpectedly; see {server.workdir}")
+        finally:
+            server.stop()
 
 
 if __name__ == "__main__":

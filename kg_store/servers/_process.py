@@ -1,0 +1,150 @@
+"""Child-process plumbing shared by the throwaway servers in this package."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+HOST = "127.0.0.1"
+_PR_SET_PDEATHSIG = 1
+
+
+def free_port(exclude: Collection[int] = ()) -> int:
+    """A TCP port on 127.0.0.1 that the kernel reports free right now, not in ``exclude``."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((HOST, 0))
+            port = int(sock.getsockname()[1])
+        if port not in exclude:
+            return port
+
+
+def log_tail(path: Path, since: int = 0, lines: int = 30) -> str:
+    """Last lines of a log file, ignoring the first ``since`` bytes (earlier runs)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(since)
+            text = fh.read().decode(errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _parent_death_hook(sig: signal.Signals) -> Callable[[], None] | None:
+    """A preexec_fn that has Linux send ``sig`` to the child when its parent dies."""
+    if sys.platform != "linux":
+        return None
+    try:
+        # Looked up before fork: the child should only make the call.
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+
+
+def spawn(
+    cmd: Sequence[str],
+    cwd: Path,
+    log_path: Path,
+    death_signal: signal.Signals,
+    *,
+    new_session: bool = False,
+) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` with stdin closed and stdout/stderr appended to ``log_path``.
+
+    ``death_signal`` reaches the child if we die, so a crashed or SIGKILLed test run
+    leaves no server behind (Linux only; it fires when the *thread* that called this
+    exits).
+    """
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=new_session,
+            preexec_fn=_parent_death_hook(death_signal),
+        )
+
+
+class LocalServer:
+    """Base of a context manager that owns one server process (``_proc``).
+
+    Subclasses implement ``start`` (returning self) and ``stop`` (idempotent)."""
+
+    _proc: subprocess.Popen[bytes] | None
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def is_running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _stop_process(self, timeout: float) -> None:
+        """SIGTERM, wait ``timeout`` seconds, then SIGKILL; a no-op once stopped."""
+        atexit.unregister(self.stop)
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[threading.Event]:
+    """Turn SIGTERM/SIGINT into the yielded event for the duration of the block."""
+    event = threading.Event()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, lambda _sig, _frame: event.set())
+    try:
+        yield event
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def serve(server: LocalServer, info: Mapping[str, object], stop: threading.Event, died: str) -> int:
+    """CLI foreground loop: print ``info`` as one JSON line, then wait for ``stop``.
+
+    Returns 0, or 1 (after printing ``died``) if the server exits first."""
+    print(json.dumps(info), flush=True)
+    while not stop.wait(0.5):
+        if not server.is_running():
+            print(died, file=sys.stderr)
+            return 1
+    return 0
