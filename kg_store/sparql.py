@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import urllib.error
 import urllib.request
 from collections.abc import Collection, Sequence
-from urllib.parse import parse_qs, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from SPARQLWrapper import DIGEST, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, EndPointNotFound, QueryBadFormed, Unauthorized
@@ -98,9 +98,9 @@ class SparqlStore(GraphStore):
         self.graph = params.get("graph", [None])[0]
         gsp = params.get("gsp", [None])[0]
         self.gsp_endpoint = urljoin(self.endpoint, gsp) if gsp else None
-        self.user, self.password = parts.username, parts.password
+        self.user = unquote(parts.username) if parts.username else None
+        self.password = unquote(parts.password) if parts.password else None
         self.timeout = timeout
-        self.safe_url = self.display_url  # shown in messages: never the password
         self._reader = _KeepAliveReader(self.endpoint, timeout)
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kgqa-sparql")
 
@@ -113,15 +113,15 @@ class SparqlStore(GraphStore):
         try:
             wrapper.query()
         except Unauthorized as exc:
-            raise StoreAuthError(f"{self.safe_url}: credentials refused for an update") from exc
+            raise StoreAuthError(f"{self.display_url}: credentials refused for an update") from exc
         except QueryBadFormed as exc:
-            raise StoreQueryError(f"{self.safe_url}: the endpoint rejected an update: {exc}") from exc
+            raise StoreQueryError(f"{self.display_url}: the endpoint rejected an update: {exc}") from exc
         except (EndPointNotFound, EndPointInternalError) as exc:
-            raise StoreQueryError(f"{self.safe_url}: update failed: {exc}") from exc
+            raise StoreQueryError(f"{self.display_url}: update failed: {exc}") from exc
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
-                raise StoreAuthError(f"{self.safe_url}: HTTP {exc.code} for an update (check user and password)") from exc
-            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} for an update") from exc
+                raise StoreAuthError(f"{self.display_url}: HTTP {exc.code} for an update (check user and password)") from exc
+            raise StoreQueryError(f"{self.display_url}: HTTP {exc.code} for an update") from exc
         except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
 
@@ -131,14 +131,14 @@ class SparqlStore(GraphStore):
         except (OSError, http.client.HTTPException) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
         if status in (401, 403):
-            raise StoreAuthError(f"{self.safe_url}: HTTP {status} for a read (the endpoint wants credentials)")
+            raise StoreAuthError(f"{self.display_url}: HTTP {status} for a read (the endpoint wants credentials)")
         if status != 200:
             detail = body.decode("utf-8", "replace").strip().splitlines()[:3]
-            raise StoreQueryError(f"{self.safe_url}: HTTP {status} for a read: {' '.join(detail)[:500]}")
+            raise StoreQueryError(f"{self.display_url}: HTTP {status} for a read: {' '.join(detail)[:500]}")
         try:
             return json.loads(body)["results"]["bindings"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise StoreQueryError(f"{self.safe_url}: the endpoint's reply to a SELECT is not SPARQL JSON") from exc
+            raise StoreQueryError(f"{self.display_url}: the endpoint's reply to a SELECT is not SPARQL JSON") from exc
 
     def _update(self, update: str) -> None:
         wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
@@ -182,9 +182,9 @@ class SparqlStore(GraphStore):
                 pass
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
-                raise StoreAuthError(f"{self.safe_url}: credentials refused by the graph store endpoint") from exc
+                raise StoreAuthError(f"{self.display_url}: credentials refused by the graph store endpoint") from exc
             detail = exc.read().decode("utf-8", "replace")[:300]
-            raise StoreQueryError(f"{self.safe_url}: HTTP {exc.code} from the graph store endpoint: {detail}") from exc
+            raise StoreQueryError(f"{self.display_url}: HTTP {exc.code} from the graph store endpoint: {detail}") from exc
         except (urllib.error.URLError, OSError) as exc:
             raise StoreUnavailable(f"cannot reach graph store endpoint {self.gsp_endpoint}: {exc}") from exc
 
