@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import urllib.error
@@ -122,7 +121,7 @@ class SparqlStore(GraphStore):
             if exc.code in (401, 403):
                 raise StoreAuthError(f"{self.display_url}: HTTP {exc.code} for an update (check user and password)") from exc
             raise StoreQueryError(f"{self.display_url}: HTTP {exc.code} for an update") from exc
-        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
 
     def _select(self, query: str) -> list[dict[str, dict]]:

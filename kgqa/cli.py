@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -29,7 +29,7 @@ app.add_typer(store_app, name="store")
 console = Console(stderr=True)
 out = Console()
 
-StoreOpt = Annotated[Optional[str], typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
+StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
@@ -183,8 +183,8 @@ def store_neighbors(
     entity: Annotated[list[str], typer.Argument(help="Entity id(s), e.g. m.0abc or 'Tom Hanks'.")],
     store: StoreOpt = None,
     direction: Annotated[str, typer.Option(help="out, in or both.")] = "both",
-    relation: Annotated[Optional[list[str]], typer.Option("--relation", "-r", help="Only these relations.")] = None,
-    limit: Annotated[Optional[int], typer.Option(help="At most this many edges per entity and direction.")] = None,
+    relation: Annotated[list[str] | None, typer.Option("--relation", "-r", help="Only these relations.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many edges per entity and direction.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Neighbours of entities (one batched query)."""

@@ -6,8 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from kg_store.model import Triple
-from loaders.records import Malformed, Record, Skipped
+from loaders.records import Malformed, Record
 from loaders.tabular import NameOnce
 from loaders.textio import iter_lines
 
@@ -33,9 +32,4 @@ def parse_rog(
                 yield Malformed(line_no, f"graph entry is not [head, relation, tail]: {str(item)[:80]}")
                 continue
             head, relation, tail = (x.strip() for x in item)
-            if relation.startswith(schema_prefixes):
-                yield Skipped("schema relation")
-                continue
-            yield from name_once(head)
-            yield from name_once(tail)
-            yield Triple(head, relation, tail)
+            yield from name_once.fact(head, relation, tail, schema_prefixes)

@@ -30,6 +30,15 @@ class NameOnce:
         self.seen.add(entity)
         yield Name(entity, entity)
 
+    def fact(self, head: str, relation: str, tail: str, schema_prefixes: tuple[str, ...]) -> Iterator[Record]:
+        """A fact whose ids are names: the names first (once), then the fact; or a skip."""
+        if relation.startswith(schema_prefixes):
+            yield Skipped("schema relation")
+            return
+        yield from self(head)
+        yield from self(tail)
+        yield Triple(head, relation, tail)
+
 
 def _split_rows(
     path: Path, sep: str, on_bytes: Callable[[int], None] | None
@@ -54,12 +63,7 @@ def parse_name_triples(
             yield row
             continue
         _, (head, relation, tail) = row
-        if relation.startswith(schema_prefixes):
-            yield Skipped("schema relation")
-            continue
-        yield from name_once(head)
-        yield from name_once(tail)
-        yield Triple(head, relation, tail)
+        yield from name_once.fact(head, relation, tail, schema_prefixes)
 
 
 FB15K_SPLITS = ("train.txt", "valid.txt", "test.txt")
