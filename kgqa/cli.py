@@ -252,11 +252,11 @@ DEMO_KG = "metaqa_kb.txt.gz"
 @app.command()
 def demo(
     entity: Annotated[str, typer.Argument(help="Entity whose neighbourhood to show.")] = "Tom Hanks",
-    store: StoreOpt = None,
+    store: Annotated[str | None, typer.Option("--store", help="Store for the demo KG; default DATA_DIR/demo-store.")] = None,
 ) -> None:
     """Load the bundled demo KG (the MetaQA movie KB) into the embedded store and explore it."""
-    settings = _settings(store)
-    url = settings.demo_store_url()
+    settings = _settings()
+    url = store or settings.demo_store_url
     with opened(settings, url) as target:
         if target.stats().triples == 0:
             with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:

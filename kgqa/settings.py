@@ -34,5 +34,7 @@ class Settings(BaseSettings):
     def store_url(self) -> str:
         return self.store or f"oxigraph:{self.data_dir / 'store'}"
 
+    @property
     def demo_store_url(self) -> str:
-        return self.store or f"oxigraph:{self.data_dir / 'demo-store'}"
+        """The demo's own embedded store: never KGQA_STORE, which may hold a real KG."""
+        return f"oxigraph:{self.data_dir / 'demo-store'}"
