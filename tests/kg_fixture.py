@@ -9,7 +9,7 @@ from kg_store import Attribute, LoadBatch, Triple
 XSD_DATE = "http://www.w3.org/2001/XMLSchema#date"
 HUB_FANS = 30
 INJECTION_ID = 'evil"> } UNION { ?s ?p ?o } #\'`) MATCH (n) DETACH DELETE n //'
-INJECTION_NAME = 'Bobby "Tables"\'); DROP {x} `y` \\ end'
+INJECTION_NAME = 'Bobby "Tables"\'); DROP {x} `y` \\\nnew line end'
 
 FACTS = [
     Triple("m.tom", "film.actor.film", "m.cvt1"),
