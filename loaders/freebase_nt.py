@@ -18,8 +18,10 @@ from loaders.records import Malformed, Name, Record, Skipped
 from loaders.textio import iter_lines
 
 _IRI = r'<([^<>"{}|^`\\\x00-\x20]*)>'
-# Most lines link two entities: a simpler pattern matches those about twice as fast.
-_ENTITY_LINE = re.compile(_IRI + r"[ \t]+" + _IRI + r"[ \t]+" + _IRI + r"[ \t]*\.[ \t]*")
+# Most lines link two Freebase entities: a pattern for just those, capturing the local
+# names, matches about twice as fast and leaves no prefix checks to do in Python.
+_FB_IRI = "<" + re.escape(FREEBASE_NS) + r'([^<>"{}|^`\\\x00-\x20]+)>'
+_ENTITY_LINE = re.compile(_FB_IRI + r"[ \t]+" + _FB_IRI + r"[ \t]+" + _FB_IRI + r"[ \t]*\.[ \t]*")
 _LINE = re.compile(
     _IRI + r"\s*" + _IRI + r"\s*"
     r'(?:' + _IRI + r'|"((?:[^"\\]|\\.)*)"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^<([^<>"{}|^`\\\x00-\x20]*)>)?)'
@@ -51,16 +53,12 @@ def parse_freebase_nt(
     for line_no, line in iter_lines(path, on_bytes):
         fast = entity_line(line)
         if fast is not None:
-            s, p, o = fast.groups()
-            if s.startswith(FREEBASE_NS) and p.startswith(FREEBASE_NS) and o.startswith(FREEBASE_NS):
-                relation = p[_NS_LEN:]
-                if relation.startswith(schema_prefixes):
-                    yield Skipped("schema relation")
-                    continue
-                subject, obj = s[_NS_LEN:], o[_NS_LEN:]
-                if subject and relation and obj:
-                    yield Triple(subject, relation, obj)
-                    continue
+            subject, relation, obj = fast.groups()
+            if relation.startswith(schema_prefixes):
+                yield Skipped("schema relation")
+            else:
+                yield Triple(subject, relation, obj)
+            continue
         m = any_line(line)
         if m is None:
             line = line.strip()
