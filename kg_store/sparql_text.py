@@ -30,7 +30,7 @@ def iri(value: str) -> str:
     walks serialise the same ids again and again)."""
     found = _IRI_CACHE.get(value)
     if found is None:
-        if len(_IRI_CACHE) >= 1 << 20:
+        if len(_IRI_CACHE) >= 1 << 18:  # bounded: ~50 MB
             _IRI_CACHE.clear()
         found = _IRI_CACHE[value] = iri_ref(to_iri(value))
     return found

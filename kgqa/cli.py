@@ -277,3 +277,7 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
