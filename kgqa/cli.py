@@ -118,6 +118,9 @@ def _load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, p
                              on_bytes=lambda n: progress.advance(task, n), on_batch=on_batch)
         except MalformedInput as exc:
             raise fail(f"malformed input: {exc}") from exc
+        except KeyboardInterrupt:
+            raise fail("interrupted: the store keeps every batch written so far; run the same command "
+                       "again to finish (loading is idempotent, nothing is duplicated)", 130) from None
 
 
 def _print_load_report(report: LoadReport) -> None:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +101,22 @@ def test_reading_a_store_that_was_never_loaded(tmp_path: Path) -> None:
     result = invoke("store", "stats", "--store", f"oxigraph:{tmp_path / 'empty'}")
     assert result.exit_code == 1 and "kgqa load" in result.output
     assert not (tmp_path / "empty").exists()  # a read does not create a store
+
+
+def test_interrupted_load_keeps_its_batches_and_a_rerun_completes_it(shared_data: Path, tmp_path: Path) -> None:
+    data = shared_data / "freebase" / "fb15k237_freebase.nt.gz"
+    url = f"oxigraph:{tmp_path / 'store'}"
+    command = [sys.executable, "-m", "kgqa.cli", "load", "-f", "freebase-nt", str(data), "--store", url]
+    env = {**os.environ, "COLUMNS": "300"}  # one line per message, whatever the terminal
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    time.sleep(2.0)
+    child.send_signal(signal.SIGINT)
+    output, _ = child.communicate(timeout=120)
+    if child.returncode == 130:  # a fast machine may have finished first
+        assert "run the same command again" in output
+    else:
+        assert child.returncode == 0, output
+    rerun = invoke("load", "-f", "freebase-nt", str(data), "--store", url, "--json")
+    assert rerun.exit_code == 0, rerun.output
+    stats = json.loads(invoke("store", "stats", "--store", url, "--json").stdout)
+    assert stats["triples"] == json.loads(rerun.stdout)["triples"] == 508_842
