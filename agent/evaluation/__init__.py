@@ -1,0 +1,1 @@
+"""Scoring and the batch evaluation harness."""

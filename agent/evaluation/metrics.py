@@ -1,0 +1,66 @@
+"""KGQA metrics in the RoG / GNN-RAG convention, so figures compare with published ones.
+
+normalize: lowercase, drop punctuation and the articles a/an/the, collapse spaces.
+A predicted answer *matches* a gold answer when the normalised gold occurs in the
+normalised prediction (RoG's `match`), so "the Eiffel Tower, Paris" matches "Eiffel
+Tower". Every metric is per question; averages use the full question count.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans({c: " " for c in string.punctuation})
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    text = text.lower().translate(_PUNCT)
+    return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
+
+
+def matches(prediction: str, gold: str) -> bool:
+    """RoG's match: the normalised gold inside the normalised prediction (never empty)."""
+    gold_n = normalize(gold)
+    return bool(gold_n) and gold_n in normalize(prediction)
+
+
+def hits_at_1(predictions: Sequence[str], golds: Iterable[str]) -> float:
+    """1 when the first predicted answer matches some gold answer."""
+    return float(bool(predictions) and any(matches(predictions[0], g) for g in golds))
+
+
+def hit(predictions: Sequence[str], golds: Iterable[str]) -> float:
+    """1 when some predicted answer matches some gold answer."""
+    return float(any(matches(p, g) for p in predictions for g in golds))
+
+
+def f1(predictions: Sequence[str], golds: Sequence[str]) -> float:
+    """F1 of the predicted list against the gold list.
+
+    precision: share of predicted answers that match a gold answer;
+    recall: share of gold answers matched by some predicted answer. (RoG's own code
+    divides matched golds by the number of predictions, which can exceed 1 when one
+    prediction names several golds; this keeps both in [0, 1].)
+    """
+    if not predictions or not golds:
+        return 0.0
+    precision = sum(any(matches(p, g) for g in golds) for p in predictions) / len(predictions)
+    recall = sum(any(matches(p, g) for p in predictions) for g in golds) / len(golds)
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def covered(retrieved_names: Iterable[str], golds: Iterable[str]) -> float:
+    """Retrieval coverage for one question: a gold answer is among the retrieved
+    entities (LLM-free; KG-Scout's "answer present"). Exact after normalisation."""
+    retrieved = {normalize(n) for n in retrieved_names}
+    return float(any(normalize(g) in retrieved for g in golds))
+
+
+def lenient_match(raw_output: str, golds: Iterable[str]) -> float:
+    """PoG's check_answer, reported separately and labelled: a gold answer appears
+    anywhere in the model's whole output, reasoning included."""
+    return float(any(matches(raw_output, g) for g in golds))

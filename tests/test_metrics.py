@@ -1,0 +1,57 @@
+"""Metrics against hand-worked cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.evaluation.metrics import covered, f1, hit, hits_at_1, lenient_match, matches, normalize
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The Eiffel Tower!", "eiffel tower"),
+        ("  A  man, a plan ", "man plan"),
+        ("Théâtre", "théâtre"),  # accents are kept, as in RoG
+        ("an apple an hour", "apple hour"),
+        ("Thea", "thea"),  # "the" only as a word
+        ("", ""),
+    ],
+)
+def test_normalize(text: str, expected: str) -> None:
+    assert normalize(text) == expected
+
+
+def test_match_is_gold_inside_prediction() -> None:
+    assert matches("the Eiffel Tower, Paris", "Eiffel Tower")
+    assert not matches("Eiffel", "Eiffel Tower")
+    assert not matches("anything", "the")  # an all-article gold never matches
+
+
+def test_hits_at_1_looks_at_the_first_prediction_only() -> None:
+    assert hits_at_1(["Paris", "Lyon"], ["paris"]) == 1.0
+    assert hits_at_1(["Lyon", "Paris"], ["paris"]) == 0.0
+    assert hits_at_1([], ["paris"]) == 0.0
+
+
+def test_hit_is_any_prediction() -> None:
+    assert hit(["Lyon", "Paris"], ["paris"]) == 1.0
+    assert hit(["Lyon"], ["paris", "marseille"]) == 0.0
+    assert hit([], ["x"]) == 0.0
+
+
+def test_f1_multi_answer() -> None:
+    # 2 of 3 predictions are right; 2 of 4 golds are found: P = 2/3, R = 1/2, F1 = 4/7.
+    assert f1(["Paris", "Lyon", "Oslo"], ["paris", "lyon", "nice", "metz"]) == pytest.approx(4 / 7)
+    assert f1(["Paris", "Lyon"], ["lyon", "paris"]) == 1.0
+    assert f1([], ["paris"]) == 0.0
+    assert f1(["paris"], []) == 0.0
+    # One prediction naming two golds: precision stays within [0, 1].
+    assert f1(["Paris and Lyon"], ["paris", "lyon"]) == 1.0
+
+
+def test_coverage_and_lenient() -> None:
+    assert covered(["Forrest Gump", "Tom Hanks"], ["tom hanks"]) == 1.0
+    assert covered(["Tom Hanks Jr"], ["tom hanks"]) == 0.0  # coverage is exact, not substring
+    assert lenient_match("I think the answer is {Robert Zemeckis}.", ["Robert Zemeckis"]) == 1.0
+    assert lenient_match("no idea", ["Robert Zemeckis"]) == 0.0
