@@ -1,0 +1,115 @@
+"""The LLM interface every pipeline node calls, and what a call returns."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from agent.llm.parsing import parse_reply
+
+Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class LLMError(Exception):
+    """Base class of the model layer's errors."""
+
+
+class LLMUnavailable(LLMError):
+    """The endpoint cannot be reached, or kept failing after retries."""
+
+
+class ModelNotFound(LLMError):
+    """The endpoint answers but does not serve the configured model."""
+
+
+@dataclass
+class Usage:
+    """Running totals for one question (or any span the caller chooses)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cache_hits: int = 0
+
+    def add(self, reply: LLMReply) -> None:
+        self.calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        self.seconds += reply.seconds
+        self.cache_hits += int(reply.cached)
+
+
+@dataclass
+class LLMReply:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+    # (token, logprob) for each generated token, when asked for and served.
+    logprobs: list[tuple[str, float]] | None = None
+    # Structured output: the validated object, or None with the reason in parse_error.
+    parsed: Any = None
+    parse_error: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+class LLMClient(ABC):
+    """Chat completion with optional structured output. Implementations fill `_chat`;
+    parsing, the one repair retry and usage accounting live here once."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    @property
+    @abstractmethod
+    def model_name(self) -> str: ...
+
+    @abstractmethod
+    def _chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float,
+        max_tokens: int,
+        schema: type[BaseModel] | None,
+        logprobs: bool,
+    ) -> LLMReply:
+        """One request to the model; raises LLMError subclasses, never driver errors."""
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        schema: type[Model] | None = None,
+        logprobs: bool = False,
+    ) -> LLMReply:
+        """Ask the model. With `schema`, the reply is parsed into it (tolerantly), and one
+        repair request is made if that fails; `parsed` is None when even that fails."""
+        started = time.perf_counter()
+        reply = self._chat(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
+        self.usage.add(reply)
+        if schema is None:
+            return reply
+        reply.parsed, reply.parse_error = parse_reply(reply.text, schema)
+        if reply.parsed is None:
+            repair = [
+                *messages,
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": "That reply was not valid JSON for the requested format "
+                 f"({reply.parse_error}). Reply again with only the JSON object."},
+            ]
+            retry = self._chat(repair, temperature=0.0, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
+            self.usage.add(retry)
+            retry.parsed, retry.parse_error = parse_reply(retry.text, schema)
+            reply = retry
+        reply.seconds = time.perf_counter() - started
+        return reply

@@ -1,0 +1,94 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp's server) through
+the `openai` package, whose own retries (with backoff) cover rate limits, timeouts and
+5xx; what is left when they give up becomes one of our typed errors."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import openai
+from pydantic import BaseModel
+
+from agent.llm.base import LLMClient, LLMError, LLMReply, LLMUnavailable, Message, ModelNotFound
+
+# How to ask for JSON: OpenAI's json_schema; llama.cpp's json_object with a schema (its
+# server rejects json_schema with HTTP 500); or plain text read by the tolerant parser.
+StructuredMode = Literal["json_schema", "json_object", "text"]
+
+
+class OpenAICompatibleClient(LLMClient):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str = "not-needed",
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        structured: StructuredMode = "json_schema",
+    ) -> None:
+        super().__init__()
+        self.base_url, self.model, self.structured = base_url, model, structured
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+
+    @property
+    def model_name(self) -> str:
+        return self.model
+
+    def _request(
+        self, messages: list[Message], temperature: float, max_tokens: int, schema: type[BaseModel] | None, logprobs: bool
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens,
+        }
+        if logprobs:
+            request["logprobs"] = True
+        if schema is not None and self.structured == "json_schema":
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+            }
+        elif schema is not None and self.structured == "json_object":
+            request["response_format"] = {"type": "json_object", "schema": schema.model_json_schema()}
+        return request
+
+    def _chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float,
+        max_tokens: int,
+        schema: type[BaseModel] | None,
+        logprobs: bool,
+    ) -> LLMReply:
+        request = self._request(messages, temperature, max_tokens, schema, logprobs)
+        started = time.perf_counter()
+        try:
+            response = self._client.chat.completions.create(**request)
+        except openai.NotFoundError as exc:
+            raise ModelNotFound(f"{self.base_url} does not serve model {self.model!r} ({exc.message})") from exc
+        except openai.AuthenticationError as exc:
+            raise LLMError(f"{self.base_url} refused the API key: {exc.message}") from exc
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise LLMUnavailable(f"cannot reach the LLM endpoint {self.base_url}: {exc}") from exc
+        except openai.RateLimitError as exc:
+            raise LLMUnavailable(f"{self.base_url} kept rate-limiting after retries: {exc.message}") from exc
+        except openai.APIStatusError as exc:
+            raise LLMError(f"{self.base_url} answered HTTP {exc.status_code}: {exc.message}") from exc
+        seconds = time.perf_counter() - started
+        if not response.choices:
+            raise LLMError(f"{self.base_url} returned no choices")
+        choice = response.choices[0]
+        token_logprobs = None
+        if logprobs and choice.logprobs is not None and choice.logprobs.content:
+            token_logprobs = [(t.token, t.logprob) for t in choice.logprobs.content]
+        usage = response.usage
+        return LLMReply(
+            text=choice.message.content or "",
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            seconds=seconds,
+            logprobs=token_logprobs,
+            raw={"request": request, "finish_reason": choice.finish_reason},
+        )

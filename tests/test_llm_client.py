@@ -1,0 +1,158 @@
+"""The model layer: tolerant parsing, repair retry, accounting, the response cache, and
+the OpenAI-compatible client against a real local HTTP server speaking the protocol."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from agent.llm import FakeLLM, LLMUnavailable, ModelNotFound
+from agent.llm.cache import CachedLLM
+from agent.llm.openai_compat import OpenAICompatibleClient
+from agent.llm.parsing import parse_reply
+
+
+class Entities(BaseModel):
+    entities: list[str]
+    depth: int = 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"entities": ["Tom Hanks"], "depth": 2}',
+        'Sure! Here it is:\n```json\n{"entities": ["Tom Hanks"], "depth": 2}\n```',
+        "The answer is {'entities': ['Tom Hanks'], 'depth': 2,} as requested.",
+        'noise {"x": 1} then {"entities": ["Tom Hanks"], "depth": 2} end',
+    ],
+)
+def test_parse_reply_finds_the_object(text: str) -> None:
+    parsed, error = parse_reply(text, Entities)
+    assert error is None and parsed == Entities(entities=["Tom Hanks"], depth=2)
+
+
+@pytest.mark.parametrize("text", ["", "I do not know.", "{not json at all", '{"entities": "Tom"}', "{'depth': 'deep'}"])
+def test_parse_reply_never_raises_on_garbage(text: str) -> None:
+    parsed, error = parse_reply(text, Entities)
+    assert parsed is None and error
+
+
+def test_one_repair_retry_then_success_is_counted() -> None:
+    llm = FakeLLM(["no json here", '{"entities": ["Forrest Gump"]}'])
+    reply = llm.chat([{"role": "user", "content": "extract"}], schema=Entities)
+    assert reply.parsed == Entities(entities=["Forrest Gump"])
+    assert llm.usage.calls == 2
+    assert "not valid JSON" in llm.calls[1][-1]["content"]  # the repair request says why
+
+
+def test_garbage_twice_gives_no_object_and_no_exception() -> None:
+    llm = FakeLLM(["???", "still ???"])
+    reply = llm.chat([{"role": "user", "content": "extract"}], schema=Entities)
+    assert reply.parsed is None and reply.parse_error
+    assert llm.usage.calls == 2
+
+
+def test_cache_serves_identical_requests_and_persists(tmp_path: Path) -> None:
+    inner = FakeLLM(["first", "second", "third"])
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    ask = [{"role": "user", "content": "q"}]
+    assert cached.chat(ask).text == "first"
+    again = cached.chat(ask)
+    assert again.text == "first" and again.cached and len(inner.calls) == 1
+    assert cached.chat(ask, temperature=0.4).text == "second"  # a different request
+    cached.close()
+    reopened = CachedLLM(FakeLLM([]), tmp_path / "cache.sqlite")
+    assert reopened.chat(ask).text == "first"
+    assert reopened.usage.cache_hits == 1
+
+
+# ---- a local server speaking the OpenAI chat protocol ---------------------------------------
+class Endpoint:
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.script: list[tuple[int, dict]] = []
+
+
+def completion(text: str, logprobs: list[tuple[str, float]] | None = None) -> dict:
+    choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    if logprobs is not None:
+        choice["logprobs"] = {"content": [{"token": t, "logprob": lp, "bytes": None, "top_logprobs": []} for t, lp in logprobs]}
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}}
+
+
+@pytest.fixture
+def endpoint() -> Iterator[tuple[Endpoint, str]]:
+    state = Endpoint()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.requests.append(body)
+            status, payload = state.script.pop(0) if state.script else (500, {"error": {"message": "no script"}})
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 429:
+                self.send_header("retry-after-ms", "10")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_completion_with_logprobs_and_usage(endpoint: tuple[Endpoint, str]) -> None:
+    state, url = endpoint
+    state.script = [(200, completion("Paris", [("Par", -0.1), ("is", -0.05)]))]
+    client = OpenAICompatibleClient(url, "m", max_retries=0)
+    reply = client.chat([{"role": "user", "content": "capital of France?"}], logprobs=True, temperature=0.3)
+    assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("Paris", 11, 3)
+    assert reply.logprobs == [("Par", -0.1), ("is", -0.05)]
+    assert state.requests[0]["temperature"] == 0.3 and state.requests[0]["logprobs"] is True
+
+
+@pytest.mark.parametrize("mode, expected_type", [("json_schema", "json_schema"), ("json_object", "json_object")])
+def test_structured_output_request_per_backend(endpoint: tuple[Endpoint, str], mode: str, expected_type: str) -> None:
+    state, url = endpoint
+    state.script = [(200, completion('{"entities": ["Tom Hanks"]}'))]
+    client = OpenAICompatibleClient(url, "m", max_retries=0, structured=mode)  # type: ignore[arg-type]
+    reply = client.chat([{"role": "user", "content": "x"}], schema=Entities)
+    assert reply.parsed == Entities(entities=["Tom Hanks"])
+    fmt = state.requests[0]["response_format"]
+    assert fmt["type"] == expected_type
+    schema = fmt["json_schema"]["schema"] if mode == "json_schema" else fmt["schema"]
+    assert "entities" in schema["properties"]
+
+
+def test_rate_limit_is_retried(endpoint: tuple[Endpoint, str]) -> None:
+    state, url = endpoint
+    state.script = [(429, {"error": {"message": "slow down"}}), (200, completion("ok"))]
+    client = OpenAICompatibleClient(url, "m", max_retries=2)
+    assert client.chat([{"role": "user", "content": "x"}]).text == "ok"
+    assert len(state.requests) == 2
+
+
+def test_wrong_model_and_unreachable_endpoint_are_clear_errors(endpoint: tuple[Endpoint, str]) -> None:
+    state, url = endpoint
+    state.script = [(404, {"error": {"message": "model 'nope' not found"}})]
+    with pytest.raises(ModelNotFound, match="does not serve model 'nope'"):
+        OpenAICompatibleClient(url, "nope", max_retries=0).chat([{"role": "user", "content": "x"}])
+    with pytest.raises(LLMUnavailable, match=r"127\.0\.0\.1:9/v1"):
+        OpenAICompatibleClient("http://127.0.0.1:9/v1", "m", max_retries=0, timeout=2).chat([{"role": "user", "content": "x"}])
