@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -29,6 +30,22 @@ class Settings(BaseSettings):
     neo4j_user: str | None = Field(default=None, description="Neo4j user (or in the bolt:// URL).")
     neo4j_password: str | None = Field(default=None, description="Neo4j password (or in the bolt:// URL).")
     neo4j_database: str | None = Field(default=None, description="Neo4j database name; server default if unset.")
+
+    llm: Literal["qwen-0.5b", "qwen-1.5b"] = Field(default="qwen-0.5b", description="Embedded model, used when no endpoint is set.")
+    llm_base_url: str | None = Field(
+        default=None, description="An OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp); unset: embedded model."
+    )
+    llm_model: str | None = Field(default=None, description="Model name at the endpoint.")
+    llm_api_key: str = Field(default="not-needed", description="API key for the endpoint.")
+    llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
+    llm_structured: Literal["json_schema", "json_object", "text"] | None = Field(
+        default=None, description="How to ask for JSON; default json_schema for endpoints, json_object for llama.cpp."
+    )
+    llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
 
     @property
     def store_url(self) -> str:

@@ -120,3 +120,12 @@ def test_interrupted_load_keeps_its_batches_and_a_rerun_completes_it(shared_data
     assert rerun.exit_code == 0, rerun.output
     stats = json.loads(invoke("store", "stats", "--store", url, "--json").stdout)
     assert stats["triples"] == json.loads(rerun.stdout)["triples"] == 508_842
+
+
+def test_llm_status_reports_an_unreachable_endpoint() -> None:
+    env = {"KGQA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "KGQA_LLM_MODEL": "some-model"}
+    result = invoke("llm", "status", "--probe", "--json", env=env)
+    assert result.exit_code == 1
+    status = json.loads(result.stdout)
+    assert status["mode"] == "endpoint" and status["reachable"] is False
+    assert "127.0.0.1:9" in status["error"]

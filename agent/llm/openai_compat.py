@@ -43,7 +43,8 @@ class OpenAICompatibleClient(LLMClient):
             "model": self.model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens,
         }
         if logprobs:
-            request["logprobs"] = True
+            # llama.cpp's server returns logprobs only when top_logprobs is asked for too.
+            request["logprobs"], request["top_logprobs"] = True, 1
         if schema is not None and self.structured == "json_schema":
             request["response_format"] = {
                 "type": "json_schema",

@@ -1,0 +1,49 @@
+"""The LLM a run uses, from the settings: a configured endpoint, or the embedded model
+started for the run and stopped after it; wrapped in the response cache unless off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from agent.llm.base import LLMClient, LLMError
+from agent.llm.cache import CachedLLM
+from agent.llm.local import MODELS, LocalLlamaServer, assemble
+from agent.llm.openai_compat import OpenAICompatibleClient
+from kgqa.settings import Settings
+
+
+@contextmanager
+def open_llm(settings: Settings) -> Iterator[LLMClient]:
+    if settings.llm_base_url:
+        if not settings.llm_model:
+            raise LLMError("KGQA_LLM_BASE_URL is set but KGQA_LLM_MODEL is not: name the model to use")
+        client: LLMClient = OpenAICompatibleClient(
+            settings.llm_base_url, settings.llm_model, api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout, structured=settings.llm_structured or "json_schema",
+        )
+        with _cached(client, settings, settings.llm_base_url) as ready:
+            yield ready
+        return
+    model = MODELS[settings.llm]
+    weights = assemble(model, settings.data_dir / "models")
+    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs") as server:
+        client = OpenAICompatibleClient(
+            server.base_url, weights.stem, timeout=settings.llm_timeout,
+            structured=settings.llm_structured or "json_object",
+        )
+        # The cache is keyed by the model file, not the per-run port.
+        with _cached(client, settings, f"local:{model.key}:{model.sha256}") as ready:
+            yield ready
+
+
+@contextmanager
+def _cached(client: LLMClient, settings: Settings, endpoint: str) -> Iterator[LLMClient]:
+    if not settings.llm_cache:
+        yield client
+        return
+    cached = CachedLLM(client, settings.cache_dir / "llm-replies.sqlite", endpoint=endpoint)
+    try:
+        yield cached
+    finally:
+        cached.close()

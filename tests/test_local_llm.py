@@ -1,0 +1,74 @@
+"""The embedded model: weights joined from part packages and checked; the real llama.cpp
+server answers (that test runs where llama-cpp-python and the weights are installed;
+CI sets KGQA_REQUIRE_LLM=1 so it cannot skip there)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from agent.llm.local import MODELS, LocalLlamaServer, LocalModel, LocalModelMissing, assemble, part_files
+
+
+def fake_parts(root: Path, chunks: list[bytes]) -> None:
+    for n, chunk in enumerate(chunks, 1):
+        package = root / f"kgqa_fake_part{n}"
+        (package / "data").mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "data" / f"part{n:02d}.bin").write_bytes(chunk)
+
+
+def model_for(chunks: list[bytes], sha: str | None = None) -> LocalModel:
+    whole = b"".join(chunks)
+    return LocalModel("fake", "fake.gguf", "kgqa_fake_part", len(chunks), sha or hashlib.sha256(whole).hexdigest(),
+                      len(whole), "pip install fake-parts")
+
+
+def test_parts_are_joined_in_order_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    chunks = [b"GGUF" + b"a" * 1000, b"b" * 500, b"c" * 7]
+    fake_parts(tmp_path / "site", chunks)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    path = assemble(model_for(chunks), tmp_path / "cache")
+    assert path.read_bytes() == b"".join(chunks)
+
+
+def test_a_wrong_hash_is_refused_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    chunks = [b"x" * 10, b"y" * 10]
+    fake_parts(tmp_path / "site", chunks)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    with pytest.raises(LocalModelMissing, match="refusing"):
+        assemble(model_for(chunks, sha="0" * 64), tmp_path / "cache")
+    assert not list((tmp_path / "cache").iterdir())
+
+
+def test_missing_parts_say_how_to_install() -> None:
+    absent = LocalModel("absent", "absent.gguf", "kgqa_absent_part", 2, "0" * 64, 1, "pip install absent-parts")
+    with pytest.raises(LocalModelMissing, match="pip install absent-parts"):
+        part_files(absent)
+
+
+@pytest.mark.llm
+def test_the_embedded_model_answers(tmp_path: Path) -> None:
+    model = MODELS["qwen-0.5b"]
+    try:
+        part_files(model)
+        runtime = LocalLlamaServer.available()
+    except LocalModelMissing:
+        runtime = False
+    if not runtime:
+        if os.environ.get("KGQA_REQUIRE_LLM") == "1":
+            pytest.fail("llama-cpp-python or the Qwen weights are not installed (KGQA_REQUIRE_LLM=1)")
+        pytest.skip("llama-cpp-python or the Qwen weights are not installed: pip install -e '.[local-llm]'")
+    from agent.llm.factory import open_llm
+    from kgqa.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, llm_cache=False)
+    with open_llm(settings) as llm:
+        reply = llm.chat([{"role": "user", "content": "What is the capital of France? One word."}],
+                         max_tokens=8, logprobs=True)
+    assert "paris" in reply.text.lower()
+    assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
+    assert reply.logprobs and all(lp <= 0 for _, lp in reply.logprobs)
