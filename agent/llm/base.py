@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -65,7 +68,26 @@ class LLMClient(ABC):
     parsing, the one repair retry and usage accounting live here once."""
 
     def __init__(self) -> None:
-        self.usage = Usage()
+        self.usage = Usage()  # everything since this client was made
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def track(self) -> Iterator[Usage]:
+        """Count this thread's calls separately (one question) while the block runs."""
+        usage, previous = Usage(), getattr(self._local, "usage", None)
+        self._local.usage = usage
+        try:
+            yield usage
+        finally:
+            self._local.usage = previous
+
+    def _account(self, reply: LLMReply) -> None:
+        with self._lock:
+            self.usage.add(reply)
+        current = getattr(self._local, "usage", None)
+        if current is not None:
+            current.add(reply)
 
     @property
     @abstractmethod
@@ -96,7 +118,7 @@ class LLMClient(ABC):
         repair request is made if that fails; `parsed` is None when even that fails."""
         started = time.perf_counter()
         reply = self._chat(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
-        self.usage.add(reply)
+        self._account(reply)
         if schema is None:
             return reply
         reply.parsed, reply.parse_error = parse_reply(reply.text, schema)
@@ -108,7 +130,7 @@ class LLMClient(ABC):
                  f"({reply.parse_error}). Reply again with only the JSON object."},
             ]
             retry = self._chat(repair, temperature=0.0, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
-            self.usage.add(retry)
+            self._account(retry)
             retry.parsed, retry.parse_error = parse_reply(retry.text, schema)
             reply = retry
         reply.seconds = time.perf_counter() - started

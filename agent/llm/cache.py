@@ -23,7 +23,7 @@ class CachedLLM(LLMClient):
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
         self._db.commit()
-        self._lock = threading.Lock()
+        self._db_lock = threading.Lock()
 
     @property
     def model_name(self) -> str:
@@ -48,7 +48,7 @@ class CachedLLM(LLMClient):
     ) -> LLMReply:
         key = self._key(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
         started = time.perf_counter()
-        with self._lock:
+        with self._db_lock:
             row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
         if row is not None:
             stored = json.loads(row[0])
@@ -60,7 +60,7 @@ class CachedLLM(LLMClient):
         reply = self.inner._chat(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
         stored = {"text": reply.text, "prompt_tokens": reply.prompt_tokens,
                   "completion_tokens": reply.completion_tokens, "logprobs": reply.logprobs}
-        with self._lock:
+        with self._db_lock:
             self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, json.dumps(stored)))
             self._db.commit()
         return reply

@@ -1,0 +1,127 @@
+"""Batch evaluation: run a pipeline over a question set, score each answer against gold
+only after the pipeline is done with it, append one JSON line per question as it
+finishes (flushed), and resume from those lines on a rerun."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.evaluation import metrics
+from agent.llm.base import LLMClient
+from agent.pipelines.base import Pipeline, PipelineResult
+from loaders.questions import Gold, Question, QuestionSet
+
+SUMMARY_KEYS = (
+    "n", "hits1", "hit", "f1", "coverage", "lenient_em", "llm_calls_avg", "prompt_tokens_avg",
+    "completion_tokens_avg", "seconds_p50", "seconds_p95", "pipeline", "model", "store",
+)
+
+
+def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0) -> list[Question]:
+    """A fixed-seed sample and/or the first `limit` questions, in file order."""
+    chosen = list(questions.questions)
+    if sample is not None and sample < len(chosen):
+        keep = set(random.Random(seed).sample(range(len(chosen)), sample))
+        chosen = [q for i, q in enumerate(chosen) if i in keep]
+    return chosen[:limit] if limit is not None else chosen
+
+
+def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
+    answers = list(gold.answers)
+    return {
+        "hits1": metrics.hits_at_1(result.predictions, answers),
+        "hit": metrics.hit(result.predictions, answers),
+        "f1": metrics.f1(result.predictions, answers),
+        "coverage": None if result.retrieved is None else metrics.covered(result.retrieved, answers),
+        "lenient_em": metrics.lenient_match(result.raw_output, answers),
+    }
+
+
+def read_finished(out_path: Path) -> dict[str, dict]:
+    """Rows already written; a torn last line (crash mid-write) is ignored and redone."""
+    rows: dict[str, dict] = {}
+    if out_path.exists():
+        for line in out_path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict) and "id" in row:
+                rows[row["id"]] = row
+    return rows
+
+
+@dataclass
+class EvalRun:
+    pipeline: Pipeline
+    llm: LLMClient
+    store: str
+    out_path: Path
+    concurrency: int = 1
+
+    def run(
+        self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
+    ) -> dict:
+        finished = read_finished(self.out_path)
+        todo = [q for q in questions if q.id not in finished]
+        self.out_path.parent.mkdir(parents=True, exist_ok=True)
+        write_lock = threading.Lock()
+        with open(self.out_path, "a", encoding="utf-8") as out, ThreadPoolExecutor(self.concurrency) as pool:
+            futures = [pool.submit(self._one, q) for q in todo]
+            for future in as_completed(futures):
+                question, result, usage, seconds, error = future.result()
+                row = self._row(question, result, usage, seconds, error, gold[question.id])
+                with write_lock:
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    out.flush()
+                finished[question.id] = row
+                if on_row:
+                    on_row(row)
+        return self.summary([finished[q.id] for q in questions])
+
+    def _one(self, question: Question):
+        started = time.perf_counter()
+        with self.llm.track() as usage:
+            try:
+                result, error = self.pipeline.answer(question), None
+            except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
+                result, error = PipelineResult([], ""), f"{type(exc).__name__}: {exc}"
+        return question, result, usage, time.perf_counter() - started, error
+
+    def _row(self, question: Question, result: PipelineResult, usage, seconds: float, error: str | None,
+             gold: Gold) -> dict:
+        # Gold is read here, after the pipeline has returned: never before.
+        return {
+            "id": question.id, "question": question.text, "meta": question.meta,
+            "prediction": result.predictions, "gold": list(gold.answers), **score(result, gold),
+            "llm_calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens, "seconds": round(seconds, 3),
+            "raw_output": result.raw_output, "details": result.details, "error": error,
+        }
+
+    def summary(self, rows: Iterable[dict]) -> dict:
+        rows = list(rows)
+        n = len(rows)
+
+        def mean(key: str) -> float:
+            return round(sum(float(r[key] or 0.0) for r in rows) / n, 4) if n else 0.0
+
+        seconds = sorted(r["seconds"] for r in rows)
+        return {
+            "n": n, "hits1": mean("hits1"), "hit": mean("hit"), "f1": mean("f1"),
+            # Full denominator: a pipeline that retrieves nothing scores 0 coverage.
+            "coverage": mean("coverage"), "lenient_em": mean("lenient_em"),
+            "llm_calls_avg": mean("llm_calls"), "prompt_tokens_avg": mean("prompt_tokens"),
+            "completion_tokens_avg": mean("completion_tokens"),
+            "seconds_p50": round(statistics.median(seconds), 3) if seconds else 0.0,
+            "seconds_p95": round(seconds[min(n - 1, int(0.95 * n))], 3) if seconds else 0.0,
+            "pipeline": self.pipeline.name, "model": self.llm.model_name, "store": self.store,
+        }

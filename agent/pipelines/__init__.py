@@ -1,0 +1,1 @@
+"""Question-answering pipelines the evaluation harness can run, by name."""

@@ -1,0 +1,113 @@
+"""The evaluation harness and the two baselines, driven by the scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished, select
+from agent.llm import FakeLLM
+from agent.pipelines.base import PipelineResult
+from agent.pipelines.llm_only import LLMOnlyPipeline
+from kg_store import LoadBatch, Triple
+from kg_store.memory import MemoryStore
+from loaders.questions import Gold, Question, QuestionSet, TopicEntity
+
+QUESTIONS = [Question(f"q{i}", f"question number {i}?", (TopicEntity("Movie A", "Movie A"),)) for i in range(5)]
+GOLD = {f"q{i}": Gold(f"q{i}", (f"Answer {i}",)) for i in range(5)}
+
+
+def answer_by_number(messages: list[dict]) -> str:
+    number = messages[-1]["content"].split("question number ")[1][0]
+    return f"ans: Answer {number}" if number in "024" else "ans: something else"
+
+
+def test_scores_rows_and_summary(tmp_path: Path) -> None:
+    llm = FakeLLM(answer_by_number)
+    run = EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl", concurrency=2)
+    summary = run.run(QUESTIONS, GOLD)
+    assert tuple(summary) == SUMMARY_KEYS
+    assert (summary["n"], summary["hits1"], summary["llm_calls_avg"]) == (5, 0.6, 1.0)
+    assert summary["coverage"] == 0.0  # llm-only retrieves nothing: zero, not left out
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert {r["id"] for r in rows} == {q.id for q in QUESTIONS}
+    row = next(r for r in rows if r["id"] == "q2")
+    assert (row["prediction"], row["gold"], row["hits1"], row["f1"]) == (["Answer 2"], ["Answer 2"], 1.0, 1.0)
+
+
+class Interrupting:
+    """A pipeline that is 'killed' (Ctrl-C) when it reaches a given question."""
+
+    name = "llm-only"
+
+    def __init__(self, inner: LLMOnlyPipeline, stop_at: str) -> None:
+        self.inner, self.stop_at = inner, stop_at
+
+    def answer(self, question: Question) -> PipelineResult:
+        if question.id == self.stop_at:
+            raise KeyboardInterrupt
+        return self.inner.answer(question)
+
+
+def test_a_killed_run_resumes_without_redoing_work(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    first = FakeLLM(answer_by_number)
+    with pytest.raises(KeyboardInterrupt):
+        EvalRun(Interrupting(LLMOnlyPipeline(first), "q3"), first, "memory:", out).run(QUESTIONS, GOLD)
+    assert set(read_finished(out)) == {"q0", "q1", "q2"}
+    with open(out, "a") as f:
+        f.write('{"id": "q3", "predic')  # a line torn by the crash
+    second = FakeLLM(answer_by_number)
+    summary = EvalRun(LLMOnlyPipeline(second), second, "memory:", out).run(QUESTIONS, GOLD)
+    assert len(second.calls) == 2  # only q3 and q4 were asked again
+    assert summary["n"] == 5 and summary["hits1"] == 0.6
+
+
+def test_gold_answers_never_reach_the_model(tmp_path: Path) -> None:
+    sentinel = "ZQX-SENTINEL-ANSWER-7731"
+    gold = {q.id: Gold(q.id, (sentinel,)) for q in QUESTIONS}
+    llm = FakeLLM(lambda messages: "ans: no idea")
+    EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl").run(QUESTIONS, gold)
+    assert llm.calls and all(sentinel not in m["content"] for call in llm.calls for m in call)
+
+
+def test_a_failing_question_counts_as_wrong_and_the_run_goes_on(tmp_path: Path) -> None:
+    def flaky(messages: list[dict]) -> str:
+        if "number 1" in messages[-1]["content"]:
+            raise RuntimeError("model crashed")
+        return answer_by_number(messages)
+
+    llm = FakeLLM(flaky)
+    summary = EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl").run(QUESTIONS, GOLD)
+    rows = read_finished(tmp_path / "out.jsonl")
+    assert rows["q1"]["error"] == "RuntimeError: model crashed" and rows["q1"]["hits1"] == 0.0
+    assert summary["n"] == 5
+
+
+def test_sample_is_seeded_and_in_file_order() -> None:
+    qs = QuestionSet(QUESTIONS, GOLD, "x")
+    assert [q.id for q in select(qs, sample=3, seed=1)] == [q.id for q in select(qs, sample=3, seed=1)]
+    ids = [q.id for q in select(qs, sample=3, seed=1)]
+    assert ids == sorted(ids) and len(ids) == 3
+    assert [q.id for q in select(qs, limit=2)] == ["q0", "q1"]
+
+
+def test_cosine_triples_puts_the_relevant_fact_in_the_prompt() -> None:
+    from agent.embeddings import Embedder
+    from agent.pipelines.cosine_triples import CosineTriplesPipeline
+
+    store = MemoryStore()
+    facts = [Triple("Movie A", "directed_by", "Person B"), Triple("Movie A", "release_year", "1999")]
+    facts += [Triple("Movie A", "has_tags", f"tag {i}") for i in range(40)]
+    names = {x for t in facts for x in (t.head, t.tail)}
+    store.write(LoadBatch(triples=facts, names=[(n, n) for n in names]))
+    llm = FakeLLM(lambda messages: "ans: Person B")
+    pipeline = CosineTriplesPipeline(llm, store, Embedder(), top_k=5)
+    question = Question("q", "who directed Movie A", (TopicEntity("Movie A", "Movie A"),))
+    result = pipeline.answer(question)
+    prompt = llm.calls[0][-1]["content"]
+    assert "Movie A -> directed_by -> Person B" in prompt
+    assert sum(line.startswith("Movie A -> ") for line in prompt.splitlines()) == 5  # top 5 of 42 facts
+    assert result.predictions == ["Person B"] and "Person B" in (result.retrieved or [])
