@@ -248,6 +248,96 @@ def store_search(
     out.print(table)
 
 
+# ---- eval ------------------------------------------------------------------------------
+PIPELINES = ("llm-only", "cosine-triples")
+
+
+@app.command("eval")
+def eval_command(
+    questions: Annotated[Path, typer.Option("--questions", help="Question file (MetaQA txt, PoG JSON, RoG JSONL).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
+    store: StoreOpt = None,
+    pipeline: Annotated[str, typer.Option("--pipeline", help=f"One of: {', '.join(PIPELINES)}.")] = "cosine-triples",
+    limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).")] = None,
+    sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
+    concurrency: Annotated[int, typer.Option(help="Questions in flight at once.")] = 1,
+    out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question set against a live store and score it; results stream to JSONL."""
+    from agent.evaluation.harness import EvalRun, read_finished, select
+    from agent.evaluation.report import write_report
+    from agent.llm.base import LLMError
+    from agent.llm.factory import open_llm
+    from loaders.questions import QUESTION_FORMATS, read_questions
+
+    if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
+        raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
+    settings = _settings(store)
+    if no_cache:
+        settings = settings.model_copy(update={"llm_cache": False})
+    try:
+        question_set = read_questions(questions, fmt)
+    except (MalformedInput, FileNotFoundError) as exc:
+        raise fail(str(exc), 2) from exc
+    chosen = select(question_set, limit=limit, sample=sample, seed=seed)
+    out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
+    with opened(settings, read_only=True) as target:
+        try:
+            with open_llm(settings) as llm:
+                runner = EvalRun(_make_pipeline(pipeline, llm, target, settings), llm, target.display_url, out_path,
+                                 concurrency)
+                summary = _run_with_progress(runner, chosen, question_set.gold, len(read_finished(out_path)))
+        except LLMError as exc:
+            raise fail(str(exc)) from exc
+    rows = [r for r in read_finished(out_path).values() if r["id"] in {q.id for q in chosen}]
+    report = write_report(rows, summary, out_path, " ".join(["kgqa", *sys.argv[1:]]))
+    console.print(f"results: {out_path}  report: {report}")
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        for key, value in summary.items():
+            out.print(f"[bold]{key}[/]: {value}")
+
+
+def _make_pipeline(name: str, llm, store: GraphStore, settings: Settings):
+    if name == "llm-only":
+        from agent.pipelines.llm_only import LLMOnlyPipeline
+
+        return LLMOnlyPipeline(llm)
+    from agent.embeddings import Embedder
+    from agent.pipelines.cosine_triples import CosineTriplesPipeline
+
+    return CosineTriplesPipeline(llm, store, Embedder(settings.cache_dir / "embeddings.sqlite"))
+
+
+def _run_with_progress(runner, chosen: list, gold: dict, already: int) -> dict:
+    scored = {"n": 0, "hits1": 0.0}
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+               TextColumn("Hits@1 {task.fields[hits1]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(runner.pipeline.name, total=len(chosen), completed=min(already, len(chosen)), hits1="-")
+        last_line = time.monotonic()
+
+        def on_row(row: dict) -> None:
+            nonlocal last_line
+            scored["n"] += 1
+            scored["hits1"] += row["hits1"]
+            running = f"{scored['hits1'] / scored['n']:.3f}"
+            progress.update(task, advance=1, hits1=running)
+            if not console.is_terminal and time.monotonic() - last_line >= 10:
+                last_line = time.monotonic()
+                console.print(f"{runner.pipeline.name}: {scored['n']} answered this run, Hits@1 {running}")
+
+        try:
+            return runner.run(chosen, gold, on_row)
+        except KeyboardInterrupt:
+            raise fail(f"interrupted: {scored['n']} answers are saved in {runner.out_path}; "
+                       "run the same command again to continue", 130) from None
+
+
 # ---- llm -------------------------------------------------------------------------------
 llm_app = typer.Typer(help="The language model: what is configured, and whether it answers.", no_args_is_help=True)
 app.add_typer(llm_app, name="llm")

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgqa.cli import app
+from tests.test_llm_client import completion, endpoint  # noqa: F401 - a fixture
 
 runner = CliRunner()
 
@@ -129,3 +130,23 @@ def test_llm_status_reports_an_unreachable_endpoint() -> None:
     status = json.loads(result.stdout)
     assert status["mode"] == "endpoint" and status["reachable"] is False
     assert "127.0.0.1:9" in status["error"]
+
+
+def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:  # noqa: F811
+    state, url = endpoint
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\nwhat year was [Movie A] released\t1999\n")
+    state.script = [(200, completion("ans: Person B")), (200, completion("ans: 2001"))]
+    env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data")}
+    out = tmp_path / "results.jsonl"
+    args = ["eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store", "memory:",
+            "--out", str(out), "--json"]
+    first = invoke(*args, env=env)
+    assert first.exit_code == 0, first.output
+    summary = json.loads(first.stdout.strip().splitlines()[-1])
+    assert (summary["n"], summary["hits1"], summary["model"]) == (2, 0.5, "scripted")
+    assert len(out.read_text().splitlines()) == 2
+    assert out.with_suffix(".md").exists() and out.with_suffix(".png").stat().st_size > 0
+    again = invoke(*args, env=env)  # everything is done: nothing is asked again
+    assert again.exit_code == 0 and len(state.requests) == 2
+    assert json.loads(again.stdout.strip().splitlines()[-1]) == summary

@@ -1,0 +1,76 @@
+"""The Markdown report written next to an evaluation's results: the summary, a
+breakdown per hop count or question type, and a plot of accuracy and cost."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+GROUP_KEYS = ("hops", "compositionality_type", "function", "level")
+
+
+def breakdown(rows: list[dict]) -> tuple[str | None, dict[str, list[dict]]]:
+    """Rows grouped by the first meta label the questions carry (MetaQA hops, CWQ type)."""
+    for key in GROUP_KEYS:
+        if any(key in (r.get("meta") or {}) for r in rows):
+            groups: dict[str, list[dict]] = defaultdict(list)
+            for r in rows:
+                groups[str((r.get("meta") or {}).get(key, "?"))].append(r)
+            return key, dict(sorted(groups.items()))
+    return None, {"all": rows}
+
+
+def _mean(rows: list[dict], key: str) -> float:
+    return sum(float(r.get(key) or 0.0) for r in rows) / len(rows) if rows else 0.0
+
+
+def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) -> Path:
+    key, groups = breakdown(rows)
+    md = out_path.with_suffix(".md")
+    png = out_path.with_suffix(".png")
+    lines = [
+        f"# Evaluation: {summary['pipeline']} on {summary['n']} questions", "",
+        f"Command: `{command}`", "",
+        f"Model `{summary['model']}`, store `{summary['store']}`. Metrics over all {summary['n']} questions "
+        "(RoG convention; lenient match is PoG's substring check, reported separately).", "",
+        "| metric | value |", "|---|---:|",
+        *[f"| {k} | {v} |" for k, v in summary.items() if k not in ("pipeline", "model", "store")], "",
+        f"## By {key or 'question set'}", "",
+        "| group | n | Hits@1 | Hit | F1 | coverage | LLM calls | prompt tokens | seconds |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, group in groups.items():
+        lines.append(
+            f"| {name} | {len(group)} | {_mean(group, 'hits1'):.3f} | {_mean(group, 'hit'):.3f} | "
+            f"{_mean(group, 'f1'):.3f} | {_mean(group, 'coverage'):.3f} | {_mean(group, 'llm_calls'):.2f} | "
+            f"{_mean(group, 'prompt_tokens'):.0f} | {_mean(group, 'seconds'):.2f} |"
+        )
+    _plot(groups, png, summary)
+    lines += ["", f"![accuracy and cost]({png.name})", ""]
+    md.write_text("\n".join(lines), encoding="utf-8")
+    return md
+
+
+def _plot(groups: dict[str, list[dict]], png: Path, summary: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    fig, (acc, cost) = plt.subplots(1, 2, figsize=(10, 4))
+    width = 0.25
+    for offset, metric in enumerate(("hits1", "f1", "coverage")):
+        acc.bar([i + (offset - 1) * width for i in range(len(names))],
+                [_mean(groups[n], metric) for n in names], width, label=metric)
+    acc.set_xticks(range(len(names)), names)
+    acc.set_ylim(0, 1)
+    acc.set_title("accuracy")
+    acc.legend()
+    cost.bar(range(len(names)), [_mean(groups[n], "seconds") for n in names], color="gray")
+    cost.set_xticks(range(len(names)), names)
+    cost.set_title("seconds per question")
+    fig.suptitle(f"{summary['pipeline']} / {summary['model']}")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
