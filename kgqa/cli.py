@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,6 +22,12 @@ from kg_store.model import Neighborhood
 from kgqa.settings import Settings
 from loaders.load import FORMATS, LoadReport, input_bytes, load_file
 from loaders.records import MalformedInput
+
+if TYPE_CHECKING:  # the agent layer loads torch and friends: only when a command needs it
+    from agent.evaluation.harness import EvalRun
+    from agent.llm.base import LLMClient
+    from agent.pipelines.base import Pipeline
+    from loaders.questions import Gold, Question
 
 app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True, add_completion=False)
 store_app = typer.Typer(help="Inspect a graph store.", no_args_is_help=True)
@@ -302,7 +308,7 @@ def eval_command(
             out.print(f"[bold]{key}[/]: {value}")
 
 
-def _make_pipeline(name: str, llm, store: GraphStore, settings: Settings):
+def _make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settings) -> Pipeline:
     if name == "llm-only":
         from agent.pipelines.llm_only import LLMOnlyPipeline
 
@@ -313,7 +319,7 @@ def _make_pipeline(name: str, llm, store: GraphStore, settings: Settings):
     return CosineTriplesPipeline(llm, store, Embedder(settings.cache_dir / "embeddings.sqlite"))
 
 
-def _run_with_progress(runner, chosen: list, gold: dict, already: int) -> dict:
+def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, Gold], already: int) -> dict:
     scored = {"n": 0, "hits1": 0.0}
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                TextColumn("Hits@1 {task.fields[hits1]}"), TimeElapsedColumn(), TimeRemainingColumn())
