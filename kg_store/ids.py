@@ -66,7 +66,3 @@ def normalize_name(text: str) -> str:
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _PUNCT.sub(" ", text.lower())
     return _SPACE.sub(" ", text).strip()
-
-
-def is_schema_relation(relation: str, prefixes: tuple[str, ...]) -> bool:
-    return relation.startswith(prefixes)

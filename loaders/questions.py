@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,7 +154,3 @@ def read_questions(path: Path, fmt: str) -> QuestionSet:
     if not path.is_file():
         raise FileNotFoundError(f"no such question file: {path}")
     return READERS[fmt](path)
-
-
-def answers_only(items: Iterable[Gold]) -> dict[str, tuple[str, ...]]:
-    return {g.question_id: g.answers for g in items}

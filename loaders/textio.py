@@ -32,7 +32,3 @@ def iter_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Ite
         raise MalformedInput(str(path), 0, f"cannot read file: {exc}") from exc
     finally:
         raw.close()
-
-
-def input_size(path: Path) -> int:
-    return path.stat().st_size
