@@ -270,6 +270,8 @@ def eval_command(
     concurrency: Annotated[int, typer.Option(help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
+    traces: Annotated[bool, typer.Option("--traces/--no-traces",
+                                         help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question set against a live store and score it; results stream to JSONL."""
@@ -294,7 +296,7 @@ def eval_command(
         try:
             with open_llm(settings) as llm:
                 runner = EvalRun(_make_pipeline(pipeline, llm, target, settings), llm, target.display_url, out_path,
-                                 concurrency)
+                                 concurrency, out_path.with_suffix(".traces") if traces else None)
                 summary = _run_with_progress(runner, chosen, question_set.gold, len(read_finished(out_path)))
         except LLMError as exc:
             raise fail(str(exc)) from exc

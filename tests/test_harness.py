@@ -65,12 +65,28 @@ def test_a_killed_run_resumes_without_redoing_work(tmp_path: Path) -> None:
     assert summary["n"] == 5 and summary["hits1"] == 0.6
 
 
-def test_gold_answers_never_reach_the_model(tmp_path: Path) -> None:
+def test_gold_answers_never_reach_the_model_or_the_traces(tmp_path: Path) -> None:
     sentinel = "ZQX-SENTINEL-ANSWER-7731"
     gold = {q.id: Gold(q.id, (sentinel,)) for q in QUESTIONS}
     llm = FakeLLM(lambda messages: "ans: no idea")
-    EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl").run(QUESTIONS, gold)
+    EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl", trace_dir=tmp_path / "traces").run(QUESTIONS, gold)
     assert llm.calls and all(sentinel not in m["content"] for call in llm.calls for m in call)
+    traces = list((tmp_path / "traces").iterdir())
+    assert len(traces) == len(QUESTIONS) and all(sentinel not in t.read_text() for t in traces)
+
+
+def test_each_question_gets_a_trace_of_its_llm_calls(tmp_path: Path) -> None:
+    llm = FakeLLM(answer_by_number)
+    questions = [*QUESTIONS, Question("WebQTest-1/../x", "question number 9?")]  # an id unfit for a file name
+    gold = {**GOLD, "WebQTest-1/../x": Gold("WebQTest-1/../x", ("y",))}
+    EvalRun(LLMOnlyPipeline(llm), llm, "memory:", tmp_path / "out.jsonl", trace_dir=tmp_path / "traces").run(questions, gold)
+    rows = read_finished(tmp_path / "out.jsonl")
+    odd = Path(rows["WebQTest-1/../x"]["trace"])
+    assert odd.parent == tmp_path / "traces" and odd.is_file()
+    trace = json.loads(Path(rows["q2"]["trace"]).read_text())
+    assert trace["question"]["text"] == "question number 2?" and trace["predictions"] == ["Answer 2"]
+    [call] = trace["llm_calls"]
+    assert "question number 2?" in call["messages"][-1]["content"] and call["reply"] == "ans: Answer 2"
 
 
 def test_a_failing_question_counts_as_wrong_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ finishes (flushed), and resume from those lines on a rerun."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import re
 import statistics
 import threading
 import time
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.evaluation import metrics
-from agent.llm.base import LLMClient
+from agent.llm.base import LLMClient, Usage
 from agent.pipelines.base import Pipeline, PipelineResult
 from loaders.questions import Gold, Question, QuestionSet
 
@@ -59,6 +61,12 @@ def read_finished(out_path: Path) -> dict[str, dict]:
     return rows
 
 
+def trace_file_name(question_id: str) -> str:
+    """A file name for any question id: readable where it can be, unique by a hash."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", question_id)[:80]
+    return f"{readable}-{hashlib.sha1(question_id.encode()).hexdigest()[:8]}.json"
+
+
 @dataclass
 class EvalRun:
     pipeline: Pipeline
@@ -66,6 +74,8 @@ class EvalRun:
     store: str
     out_path: Path
     concurrency: int = 1
+    # One JSON trace per question (its prompts and replies) in this folder; None: none.
+    trace_dir: Path | None = None
 
     def run(
         self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
@@ -77,8 +87,8 @@ class EvalRun:
         with open(self.out_path, "a", encoding="utf-8") as out, ThreadPoolExecutor(self.concurrency) as pool:
             futures = [pool.submit(self._one, q) for q in todo]
             for future in as_completed(futures):
-                question, result, usage, seconds, error = future.result()
-                row = self._row(question, result, usage, seconds, error, gold[question.id])
+                question, result, usage, seconds, error, trace = future.result()
+                row = self._row(question, result, usage, seconds, error, trace, gold[question.id])
                 with write_lock:
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
                     out.flush()
@@ -89,22 +99,41 @@ class EvalRun:
 
     def _one(self, question: Question):
         started = time.perf_counter()
-        with self.llm.track() as usage:
+        with self.llm.track(log=self.trace_dir is not None) as usage:
             try:
                 result, error = self.pipeline.answer(question), None
             except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
                 result, error = PipelineResult([], ""), f"{type(exc).__name__}: {exc}"
-        return question, result, usage, time.perf_counter() - started, error
+        seconds = time.perf_counter() - started
+        trace = self._write_trace(question, result, usage, seconds, error) if self.trace_dir else None
+        return question, result, usage, seconds, error, trace
 
-    def _row(self, question: Question, result: PipelineResult, usage, seconds: float, error: str | None,
-             gold: Gold) -> dict:
+    def _write_trace(self, question: Question, result: PipelineResult, usage: Usage, seconds: float,
+                     error: str | None) -> Path:
+        """Written before the answer is scored, so a trace never holds gold answers."""
+        assert self.trace_dir is not None
+        self.trace_dir.mkdir(parents=True, exist_ok=True)
+        path = self.trace_dir / trace_file_name(question.id)
+        trace = {
+            "version": 1, "kind": "pipeline-run", "pipeline": self.pipeline.name, "model": self.llm.model_name,
+            "store": self.store, "question": {"id": question.id, "text": question.text,
+                                              "topic_entities": [{"id": t.id, "name": t.name} for t in question.topic_entities]},
+            "seconds": round(seconds, 3), "llm_calls": usage.log, "predictions": result.predictions,
+            "raw_output": result.raw_output, "retrieved": result.retrieved, "details": result.details, "error": error,
+        }
+        path.write_text(json.dumps(trace, ensure_ascii=False, indent=1), encoding="utf-8")
+        return path
+
+    def _row(self, question: Question, result: PipelineResult, usage: Usage, seconds: float, error: str | None,
+             trace: Path | None, gold: Gold) -> dict:
         # Gold is read here, after the pipeline has returned: never before.
         return {
             "id": question.id, "question": question.text, "meta": question.meta,
             "prediction": result.predictions, "gold": list(gold.answers), **score(result, gold),
-            "llm_calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
+            "llm_calls": usage.calls, "llm_cache_hits": usage.cache_hits, "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens, "seconds": round(seconds, 3),
             "raw_output": result.raw_output, "details": result.details, "error": error,
+            "trace": str(trace) if trace else None,
         }
 
     def summary(self, rows: Iterable[dict]) -> dict:

@@ -35,6 +35,7 @@ def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) 
         "(RoG convention; lenient match is PoG's substring check, reported separately).", "",
         "| metric | value |", "|---|---:|",
         *[f"| {k} | {v} |" for k, v in summary.items() if k not in ("pipeline", "model", "store")], "",
+        *_cache_note(rows),
         f"## By {key or 'question set'}", "",
         "| group | n | Hits@1 | Hit | F1 | coverage | LLM calls | prompt tokens | seconds |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -49,6 +50,15 @@ def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) 
     lines += ["", f"![accuracy and cost]({png.name})", ""]
     md.write_text("\n".join(lines), encoding="utf-8")
     return md
+
+
+def _cache_note(rows: list[dict]) -> list[str]:
+    calls = sum(r.get("llm_calls") or 0 for r in rows)
+    hits = sum(r.get("llm_cache_hits") or 0 for r in rows)
+    if not hits:
+        return []
+    return [f"{hits} of {calls} LLM calls were answered from the reply cache: seconds for those questions "
+            "are not generation times (rerun with `--no-cache` to time the model).", ""]
 
 
 def _plot(groups: dict[str, list[dict]], png: Path, summary: dict) -> None:

@@ -39,13 +39,19 @@ class Usage:
     completion_tokens: int = 0
     seconds: float = 0.0
     cache_hits: int = 0
+    # Each call's prompt and reply, for traces; kept only when asked (track(log=True)).
+    log: list[dict[str, Any]] | None = None
 
-    def add(self, reply: LLMReply) -> None:
+    def add(self, reply: LLMReply, messages: list[Message]) -> None:
         self.calls += 1
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         self.seconds += reply.seconds
         self.cache_hits += int(reply.cached)
+        if self.log is not None:
+            self.log.append({"messages": messages, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
+                             "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
+                             "cached": reply.cached})
 
 
 @dataclass
@@ -73,21 +79,22 @@ class LLMClient(ABC):
         self._lock = threading.Lock()
 
     @contextmanager
-    def track(self) -> Iterator[Usage]:
-        """Count this thread's calls separately (one question) while the block runs."""
-        usage, previous = Usage(), getattr(self._local, "usage", None)
+    def track(self, *, log: bool = False) -> Iterator[Usage]:
+        """Count this thread's calls separately (one question) while the block runs;
+        with `log`, keep every prompt and reply too."""
+        usage, previous = Usage(log=[] if log else None), getattr(self._local, "usage", None)
         self._local.usage = usage
         try:
             yield usage
         finally:
             self._local.usage = previous
 
-    def _account(self, reply: LLMReply) -> None:
+    def _account(self, messages: list[Message], reply: LLMReply) -> None:
         with self._lock:
-            self.usage.add(reply)
+            self.usage.add(reply, messages)
         current = getattr(self._local, "usage", None)
         if current is not None:
-            current.add(reply)
+            current.add(reply, messages)
 
     @property
     @abstractmethod
@@ -118,7 +125,7 @@ class LLMClient(ABC):
         repair request is made if that fails; `parsed` is None when even that fails."""
         started = time.perf_counter()
         reply = self._chat(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
-        self._account(reply)
+        self._account(messages, reply)
         if schema is None:
             return reply
         reply.parsed, reply.parse_error = parse_reply(reply.text, schema)
@@ -130,7 +137,7 @@ class LLMClient(ABC):
                  f"({reply.parse_error}). Reply again with only the JSON object."},
             ]
             retry = self._chat(repair, temperature=0.0, max_tokens=max_tokens, schema=schema, logprobs=logprobs)
-            self._account(retry)
+            self._account(repair, retry)
             retry.parsed, retry.parse_error = parse_reply(retry.text, schema)
             reply = retry
         reply.seconds = time.perf_counter() - started
