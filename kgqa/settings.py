@@ -38,8 +38,9 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, description="Model name at the endpoint.")
     llm_api_key: str = Field(default="not-needed", description="API key for the endpoint.")
     llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
-    llm_structured: Literal["json_schema", "json_object", "text"] | None = Field(
-        default=None, description="How to ask for JSON; default json_schema for endpoints, json_object for llama.cpp."
+    llm_structured: Literal["json_schema", "json_object", "gbnf", "text"] | None = Field(
+        default=None, description="How to ask for JSON: json_schema (OpenAI, vLLM; the default for endpoints), "
+        "json_object (llama.cpp; the embedded default), gbnf (a llama.cpp grammar), text (tolerant parsing only)."
     )
     llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
 

@@ -141,6 +141,17 @@ def test_structured_output_request_per_backend(endpoint: tuple[Endpoint, str], m
     assert "entities" in schema["properties"]
 
 
+def test_gbnf_mode_sends_a_grammar_for_the_schema(endpoint: tuple[Endpoint, str]) -> None:
+    pytest.importorskip("llama_cpp")
+    state, url = endpoint
+    state.script = [(200, completion('{"entities": ["Tom Hanks"]}'))]
+    client = OpenAICompatibleClient(url, "m", max_retries=0, structured="gbnf")
+    reply = client.chat([{"role": "user", "content": "x"}], schema=Entities)
+    assert reply.parsed == Entities(entities=["Tom Hanks"])
+    grammar = state.requests[0]["grammar"]
+    assert "root ::=" in grammar and '\\"entities\\"' in grammar and "response_format" not in state.requests[0]
+
+
 def test_rate_limit_is_retried(endpoint: tuple[Endpoint, str]) -> None:
     state, url = endpoint
     state.script = [(429, {"error": {"message": "slow down"}}), (200, completion("ok"))]

@@ -78,6 +78,26 @@ def test_the_embedded_model_answers(tmp_path: Path) -> None:
 
 
 @pytest.mark.llm
+@pytest.mark.parametrize("mode", ["json_object", "gbnf"])
+def test_the_embedded_model_fills_a_schema(tmp_path: Path, mode: str) -> None:
+    require_local_model()
+    from pydantic import BaseModel
+
+    from agent.llm.factory import open_llm
+    from kgqa.settings import Settings
+
+    class People(BaseModel):
+        people: list[str]
+
+    settings = Settings(data_dir=tmp_path, llm_cache=False, llm_structured=mode)
+    with open_llm(settings) as llm:
+        reply = llm.chat([{"role": "user", "content": 'Which people are named in "Tom Hanks starred with Meg Ryan."? '
+                           'Reply with JSON: {"people": [...]}'}], schema=People, max_tokens=48)
+    assert reply.parsed is not None, reply.text
+    assert any("hanks" in name.lower() for name in reply.parsed.people), reply.text
+
+
+@pytest.mark.llm
 def test_cosine_triples_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> None:
     """Three MetaQA-style 1-hop questions over the bundled demo KG, end to end."""
     require_local_model()

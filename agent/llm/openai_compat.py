@@ -4,7 +4,9 @@ the `openai` package, whose own retries (with backoff) cover rate limits, timeou
 
 from __future__ import annotations
 
+import json
 import time
+from functools import cache
 from typing import Any, Literal
 
 import openai
@@ -13,8 +15,20 @@ from pydantic import BaseModel
 from agent.llm.base import LLMClient, LLMError, LLMReply, LLMUnavailable, Message, ModelNotFound
 
 # How to ask for JSON: OpenAI's json_schema; llama.cpp's json_object with a schema (its
-# server rejects json_schema with HTTP 500); or plain text read by the tolerant parser.
-StructuredMode = Literal["json_schema", "json_object", "text"]
+# server rejects json_schema with HTTP 500); a GBNF grammar made from the schema (llama.cpp
+# servers: decoding cannot leave the grammar); or plain text read by the tolerant parser.
+StructuredMode = Literal["json_schema", "json_object", "gbnf", "text"]
+
+
+@cache
+def gbnf_grammar(schema_json: str) -> str:
+    """llama.cpp's own JSON-schema-to-GBNF converter (shipped with llama-cpp-python)."""
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+    except ImportError as exc:
+        raise LLMError("structured mode 'gbnf' converts schemas with llama-cpp-python: "
+                       "pip install -e '.[local-llm]', or use json_object") from exc
+    return json_schema_to_gbnf(schema_json)
 
 
 class OpenAICompatibleClient(LLMClient):
@@ -52,6 +66,9 @@ class OpenAICompatibleClient(LLMClient):
             }
         elif schema is not None and self.structured == "json_object":
             request["response_format"] = {"type": "json_object", "schema": schema.model_json_schema()}
+        elif schema is not None and self.structured == "gbnf":
+            # Not an OpenAI field: the openai package sends extra_body keys as they are.
+            request["extra_body"] = {"grammar": gbnf_grammar(json.dumps(schema.model_json_schema(), sort_keys=True))}
         return request
 
     def _chat(
