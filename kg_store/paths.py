@@ -1,0 +1,245 @@
+"""Relation paths from topic entities, over any store: the graph side of PoG's exploration.
+
+Paths that follow the same relation sequence from the same topic entity are merged into
+one `PathGroup` whose hops are entity sets (PoG's node/relation clustering: `{Tom Hanks}
+<- starred_actors <- {Forrest Gump, Big, ...} -> directed_by -> {Robert Zemeckis, ...}`).
+Exploring by groups keeps the work proportional to the number of distinct relation
+sequences, not to the number of concrete paths, which explodes through hubs.
+
+Freebase joins many facts through unnamed CVT nodes (`actor -film.actor.film-> CVT
+-film.performance.film-> film`). A hop that lands only on unnamed nodes is continued
+through them in the same depth step, so depth counts hops between named entities, as
+the Freebase question sets count them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from kg_store.base import GraphStore
+from kg_store.model import UNNAMED, Edge
+
+
+class Step(NamedTuple):  # a tuple: walks hash hundreds of thousands of chains
+    relation: str
+    forward: bool  # True: walked head -> tail; False: walked the edge backwards
+
+
+Chain = tuple[Step, ...]
+
+
+@dataclass
+class PathGroup:
+    seed: str
+    chain: Chain
+    # hops[i]: the entities reached after step i, each with the set of entities of the
+    # previous hop it was reached from (to rebuild concrete paths for evidence).
+    hops: list[dict[str, set[str]]]
+    # Multi-entity questions: for each other topic entity whose walk meets this group's
+    # ends, the relation sequence it took to get there (PoG's bidirectional join).
+    joins: dict[str, Chain] = field(default_factory=dict)
+
+    @property
+    def ends(self) -> list[str]:
+        return sorted(self.hops[-1]) if self.hops else [self.seed]
+
+    @property
+    def key(self) -> tuple[str, Chain]:
+        return self.seed, self.chain
+
+    def concrete_paths(self, end: str, limit: int = 3) -> list[list[str]]:
+        """Up to `limit` node sequences seed .. end that this group contains."""
+        found: list[list[str]] = []
+
+        def walk(hop: int, node: str, suffix: list[str]) -> None:
+            if len(found) >= limit:
+                return
+            if hop < 0:
+                found.append([self.seed, *suffix])
+                return
+            for parent in sorted(self.hops[hop].get(node, ())):
+                walk(hop - 1, parent, [node, *suffix])
+
+        walk(len(self.hops) - 1, end, [])
+        return found
+
+
+@dataclass
+class Exploration:
+    """Every path group from the seeds up to `depth` named hops, and the names seen."""
+
+    groups: list[PathGroup]
+    names: dict[str, str | None]
+    capped_entities: set[str] = field(default_factory=set)
+    # Something was cut: a frontier over `max_frontier`, or a hop over `max_groups`.
+    truncated: bool = False
+    # Distinct entities and edges the walk read from the store (the question subgraph).
+    entities: int = 0
+    edges: int = 0
+
+    def name(self, entity: str) -> str:
+        return self.names.get(entity) or UNNAMED
+
+
+class NeighborCache:
+    """Read-through cache of per-entity neighbour lists in front of a store.
+
+    One question's walk revisits the same entities at each depth and phase, and the
+    questions of a benchmark share hubs; the store is read once per entity. Only for
+    stores nobody writes to meanwhile. Thread-safe (evaluations answer in parallel).
+    """
+
+    def __init__(self, store: GraphStore, *, limit_per_entity: int | None = 100, max_entities: int = 200_000) -> None:
+        self.store, self.limit_per_entity, self.max_entities = store, limit_per_entity, max_entities
+        self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
+        self._capped: set[str] = set()
+        self._names: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = threading.Lock()
+        self.store_reads = 0  # entities fetched from the store (cache misses)
+
+    def neighbors(self, ids: Sequence[str]) -> tuple[dict[str, list[Edge]], set[str]]:
+        """(edges of each id, the ids whose edges were capped as hubs)."""
+        with self._lock:
+            missing = [i for i in dict.fromkeys(ids) if i not in self._edges]
+        if missing:
+            hood = self.store.neighbors(missing, limit_per_entity=self.limit_per_entity)
+            with self._lock:
+                self.store_reads += len(missing)
+                for entity in missing:
+                    self._edges[entity] = hood.edges.get(entity, [])
+                self._capped |= hood.truncated
+                while len(self._edges) > self.max_entities:
+                    self._capped.discard(self._edges.popitem(last=False)[0])
+        with self._lock:
+            edges = {}
+            for entity in ids:
+                edges[entity] = self._edges.get(entity, [])
+                if entity in self._edges:
+                    self._edges.move_to_end(entity)
+            return edges, {i for i in ids if i in self._capped}
+
+    def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        with self._lock:
+            missing = [i for i in dict.fromkeys(ids) if i not in self._names]
+        if missing:
+            found = self.store.names(missing)
+            with self._lock:
+                self._names.update((i, found.get(i)) for i in missing)
+                while len(self._names) > self.max_entities:
+                    self._names.popitem(last=False)
+        with self._lock:
+            return {i: self._names.get(i) for i in ids}
+
+
+# Picks the groups of one hop worth extending, given the names seen so far.
+Beam = Callable[[list[PathGroup], dict[str, str | None]], list[PathGroup]]
+
+
+def explore(
+    source: NeighborCache,
+    seeds: Sequence[str],
+    *,
+    depth: int,
+    max_frontier: int = 5_000,
+    max_groups: int = 2_000,
+    beam: Beam | None = None,
+    through_unnamed: bool = True,
+) -> Exploration:
+    """Path groups from each seed up to `depth` hops, breadth first, one batched store
+    read per hop (entities already read come from the cache).
+
+    A path never returns to its seed, nor walks back along the edge it just took (A -r->
+    B <-r- A); B -r'-> A by another relation is a path ("the writer of the films directed
+    by X" can be X). `max_frontier` caps the entities one hop expands; groups
+    beyond `max_groups` per hop are dropped (the smallest entity sets kept: those are
+    the specific relations). `beam`, when given, picks which of a hop's groups are
+    extended further (every group is still returned). With `through_unnamed`, a group
+    whose ends are all unnamed (CVTs) is continued through them within the same hop.
+    """
+    seeds = list(dict.fromkeys(seeds))
+    names: dict[str, str | None] = dict(source.names(seeds))
+    exploration = Exploration([], names)
+    seen_entities: set[str] = set(seeds)
+    current = [PathGroup(seed, (), []) for seed in seeds]
+    for _ in range(depth):
+        following = _step(source, current, exploration, max_frontier, seen_entities)
+        if through_unnamed:
+            unnamed = [g for g in following if all(names.get(e) is None for e in g.hops[-1])]
+            if unnamed:
+                continued = _step(source, unnamed, exploration, max_frontier, seen_entities)
+                unnamed_ids = {id(g) for g in unnamed}
+                following = [g for g in following if id(g) not in unnamed_ids] + (continued or unnamed)
+        if len(following) > max_groups:
+            following.sort(key=lambda g: len(g.hops[-1]))
+            following, exploration.truncated = following[:max_groups], True
+        exploration.groups.extend(following)
+        current = beam(following, names) if beam else following
+        if not current:
+            break
+    exploration.entities = len(seen_entities)
+    return exploration
+
+
+def _step(
+    source: NeighborCache, groups: list[PathGroup], exploration: Exploration, max_frontier: int, seen: set[str]
+) -> list[PathGroup]:
+    """Every group extended by one edge, new groups keyed by (seed, chain + step)."""
+    frontier = list(dict.fromkeys(e for g in groups for e in (g.hops[-1] if g.hops else [g.seed])))
+    if len(frontier) > max_frontier:
+        frontier, exploration.truncated = frontier[:max_frontier], True
+    if not frontier:
+        return []
+    edges, capped = source.neighbors(frontier)
+    exploration.capped_entities |= capped
+    exploration.edges += sum(len(es) for es in edges.values())
+    names = exploration.names
+    following: dict[tuple[str, Chain], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for group in groups:
+        last = group.chain[-1] if group.chain else None
+        for entity, parents in (group.hops[-1].items() if group.hops else [(group.seed, set())]):
+            for edge in edges.get(entity, ()):
+                neighbour = edge.neighbor
+                forward = edge.direction == "out"
+                if neighbour == group.seed or (
+                    last and neighbour in parents and edge.relation == last.relation and forward != last.forward
+                ):
+                    continue  # back to the topic entity, or back along the edge just walked
+                names.setdefault(neighbour, edge.neighbor_name)
+                seen.add(neighbour)
+                following[(group.seed, (*group.chain, Step(edge.relation, forward)))][neighbour].add(entity)
+    by_key = {g.key: g for g in groups}
+    return [PathGroup(seed, chain, [*by_key[(seed, chain[:-1])].hops, dict(reached)])
+            for (seed, chain), reached in following.items()]
+
+
+def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str]) -> list[PathGroup]:
+    """PoG's graph reduction for questions with several topic entities.
+
+    A group's ends are cut to the entities that every other topic entity's walk also
+    reaches (the intersection of their neighbourhoods), and the other walks' relation
+    sequences are recorded as `joins`; groups whose ends no other walk reaches are
+    dropped. With one seed, or when no group connects all seeds, nothing is cut.
+    """
+    groups = list(groups)
+    if len(set(seeds)) < 2:
+        return groups
+    # For each seed: each reached entity -> the shortest chain that reached it.
+    reach: dict[str, dict[str, Chain]] = {s: {s: ()} for s in seeds}
+    for group in sorted(groups, key=lambda g: len(g.chain)):
+        for entity in group.hops[-1]:
+            reach[group.seed].setdefault(entity, group.chain)
+    joined: list[PathGroup] = []
+    for group in groups:
+        others = [s for s in dict.fromkeys(seeds) if s != group.seed]
+        shared = set(group.hops[-1]).intersection(*(reach[o].keys() for o in others))
+        if not shared:
+            continue
+        first = min(shared)
+        joins = {o: reach[o][first] for o in others}
+        joined.append(PathGroup(group.seed, group.chain, [*group.hops[:-1], {e: group.hops[-1][e] for e in shared}],
+                                joins))
+    return joined or groups

@@ -1,0 +1,106 @@
+"""Relation-path exploration over a store: clustering, backtracking, CVTs, hubs, joins."""
+
+from __future__ import annotations
+
+from kg_store import LoadBatch, Triple
+from kg_store.memory import MemoryStore
+from kg_store.paths import NeighborCache, Step, explore, join_topics
+from tests.pog_fixture import HUB_FILMS, film_store
+
+
+def groups_by_chain(exploration, seed: str) -> dict[tuple, list[str]]:
+    return {tuple((s.relation, s.forward) for s in g.chain): g.ends for g in exploration.groups if g.seed == seed}
+
+
+def test_parallel_edges_become_one_group_with_an_entity_set() -> None:
+    walk = explore(NeighborCache(film_store()), ["Tom Hanks"], depth=2)
+    chains = groups_by_chain(walk, "Tom Hanks")
+    assert chains[(("starred_actors", False),)] == ["Apollo 13", "Big", "Splash"]
+    assert chains[(("starred_actors", False), ("directed_by", True))] == ["Penny Marshall", "Ron Howard"]
+    # co-stars: never Tom Hanks himself (that is walking back along the edge just taken)
+    assert chains[(("starred_actors", False), ("starred_actors", True))] == ["Daryl Hannah", "Elizabeth Perkins",
+                                                                           "Kevin Bacon"]
+
+
+def test_a_path_may_return_to_an_entity_by_another_relation() -> None:
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Film A", "directed_by", "Ann"), Triple("Film B", "directed_by", "Ann"),
+                                   Triple("Film B", "written_by", "Ann")],
+                          names=[("Film A", "Film A"), ("Film B", "Film B"), ("Ann", "Ann")]))
+    walk = explore(NeighborCache(store), ["Film A"], depth=3)
+    chains = groups_by_chain(walk, "Film A")
+    # "who wrote the films directed by the director of Film A": Ann herself
+    assert chains[(("directed_by", True), ("directed_by", False), ("written_by", True))] == ["Ann"]
+    # ... but not back along the edge it came by
+    assert (("directed_by", True), ("directed_by", False), ("directed_by", True)) not in chains
+
+
+def test_concrete_paths_are_rebuilt_from_a_group() -> None:
+    walk = explore(NeighborCache(film_store()), ["Tom Hanks"], depth=2)
+    group = next(g for g in walk.groups if g.chain == (Step("starred_actors", False), Step("directed_by", True)))
+    assert sorted(group.concrete_paths("Ron Howard")) == [["Tom Hanks", "Apollo 13", "Ron Howard"],
+                                                         ["Tom Hanks", "Splash", "Ron Howard"]]
+
+
+def test_unnamed_cvt_nodes_are_walked_through_within_one_hop() -> None:
+    walk = explore(NeighborCache(film_store()), ["m.hanks"], depth=1)
+    chains = groups_by_chain(walk, "m.hanks")
+    assert chains[(("film.actor.film", True), ("film.performance.film", True))] == ["m.castaway", "m.gump"]
+    assert chains[(("film.actor.film", True), ("film.performance.character", True))] == ["m.forrest"]
+    assert not any(len(c) == 1 for c in chains)  # no path stops at a CVT
+    deeper = groups_by_chain(explore(NeighborCache(film_store()), ["m.hanks"], depth=2), "m.hanks")
+    assert deeper[(("film.actor.film", True), ("film.performance.film", True),
+                   ("film.film.directed_by", True))] == ["m.zemeckis"]
+
+
+def test_hubs_are_capped_and_reported() -> None:
+    cache = NeighborCache(film_store(), limit_per_entity=20)
+    walk = explore(cache, ["Big"], depth=2)
+    assert "Comedy" in walk.capped_entities
+    chains = groups_by_chain(walk, "Big")
+    assert len(chains[(("has_genre", True), ("has_genre", False))]) <= 20 < HUB_FILMS
+
+
+def test_the_cache_reads_each_entity_from_the_store_once() -> None:
+    cache = NeighborCache(film_store())
+    explore(cache, ["Tom Hanks"], depth=2)
+    reads = cache.store_reads
+    explore(cache, ["Tom Hanks"], depth=2)
+    assert cache.store_reads == reads
+    explore(cache, ["Tom Hanks"], depth=3)
+    assert cache.store_reads > reads
+
+
+def test_a_beam_limits_which_groups_are_extended() -> None:
+    kept_per_hop = []
+
+    def beam(groups, names):
+        kept = [g for g in groups if g.chain[-1].relation == "starred_actors"]
+        kept_per_hop.append(len(kept))
+        return kept
+
+    walk = explore(NeighborCache(film_store()), ["Tom Hanks"], depth=2, beam=beam)
+    second_hop = [g for g in walk.groups if len(g.chain) == 2]
+    assert second_hop and all(g.chain[0].relation == "starred_actors" for g in second_hop)
+    # every first-hop group is still returned, extended or not
+    assert {g.chain[0].relation for g in walk.groups} == {"starred_actors"}
+
+
+def test_a_frontier_over_its_cap_is_cut_and_flagged() -> None:
+    walk = explore(NeighborCache(film_store()), ["Comedy"], depth=2, max_frontier=10)
+    assert walk.truncated
+
+
+def test_several_topic_entities_keep_only_where_their_walks_meet() -> None:
+    walk = explore(NeighborCache(film_store()), ["Tom Hanks", "Ron Howard"], depth=1)
+    joined = join_topics(walk.groups, ["Tom Hanks", "Ron Howard"])
+    by_seed = {(g.seed, g.chain): g for g in joined}
+    films_with_hanks = by_seed[("Tom Hanks", (Step("starred_actors", False),))]
+    assert films_with_hanks.ends == ["Apollo 13", "Splash"]  # the films Ron Howard directed too
+    assert films_with_hanks.joins == {"Ron Howard": (Step("directed_by", False),)}
+    assert all(g.chain[0].relation in ("starred_actors", "directed_by") for g in joined)
+
+
+def test_topic_entities_that_never_meet_are_left_as_they_are() -> None:
+    walk = explore(NeighborCache(film_store()), ["Tom Hanks", "Lonely Entity"], depth=1)
+    assert join_topics(walk.groups, ["Tom Hanks", "Lonely Entity"]) == walk.groups
