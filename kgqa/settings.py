@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.pog.config import PoGConfig
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES
 
 
@@ -16,7 +17,7 @@ def default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KGQA_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="KGQA_", env_file=".env", extra="ignore", env_nested_delimiter="__")
 
     data_dir: Path = Field(default_factory=default_data_dir, description="Where embedded stores and caches live.")
     store: str | None = Field(
@@ -42,6 +43,7 @@ class Settings(BaseSettings):
         default=None, description="How to ask for JSON: json_schema (OpenAI, vLLM; the default for endpoints), "
         "json_object (llama.cpp; the embedded default), gbnf (a llama.cpp grammar), text (tolerant parsing only)."
     )
+    pog: PoGConfig = Field(default_factory=PoGConfig, description="The PoG agent (KGQA_POG__STRATEGY=..., ...).")
     llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
 
     @property

@@ -19,6 +19,7 @@ from pathlib import Path
 from agent.evaluation import metrics
 from agent.llm.base import LLMClient, Usage
 from agent.pipelines.base import Pipeline, PipelineResult
+from agent.traces import trace_document, write_trace
 from loaders.questions import Gold, Question, QuestionSet
 
 SUMMARY_KEYS = (
@@ -112,17 +113,9 @@ class EvalRun:
                      error: str | None) -> Path:
         """Written before the answer is scored, so a trace never holds gold answers."""
         assert self.trace_dir is not None
-        self.trace_dir.mkdir(parents=True, exist_ok=True)
-        path = self.trace_dir / trace_file_name(question.id)
-        trace = {
-            "version": 1, "kind": "pipeline-run", "pipeline": self.pipeline.name, "model": self.llm.model_name,
-            "store": self.store, "question": {"id": question.id, "text": question.text,
-                                              "topic_entities": [{"id": t.id, "name": t.name} for t in question.topic_entities]},
-            "seconds": round(seconds, 3), "llm_calls": usage.log, "predictions": result.predictions,
-            "raw_output": result.raw_output, "retrieved": result.retrieved, "details": result.details, "error": error,
-        }
-        path.write_text(json.dumps(trace, ensure_ascii=False, indent=1), encoding="utf-8")
-        return path
+        document = trace_document(question, result, usage, seconds, pipeline=self.pipeline.name,
+                                  model=self.llm.model_name, store=self.store, error=error)
+        return write_trace(self.trace_dir / trace_file_name(question.id), document)
 
     def _row(self, question: Question, result: PipelineResult, usage: Usage, seconds: float, error: str | None,
              trace: Path | None, gold: Gold) -> dict:
@@ -132,6 +125,7 @@ class EvalRun:
             "prediction": result.predictions, "gold": list(gold.answers), **score(result, gold),
             "llm_calls": usage.calls, "llm_cache_hits": usage.cache_hits, "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens, "seconds": round(seconds, 3),
+            "llm_seconds": round(usage.seconds, 3),
             "raw_output": result.raw_output, "details": result.details, "error": error,
             "trace": str(trace) if trace else None,
         }

@@ -3,6 +3,7 @@ breakdown per hop count or question type, and a plot of accuracy and cost."""
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -37,19 +38,25 @@ def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) 
         *[f"| {k} | {v} |" for k, v in summary.items() if k not in ("pipeline", "model", "store")], "",
         *_cache_note(rows),
         f"## By {key or 'question set'}", "",
-        "| group | n | Hits@1 | Hit | F1 | coverage | LLM calls | prompt tokens | seconds |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| group | n | Hits@1 | Hit | F1 | coverage | LLM calls | prompt tokens | seconds | non-LLM s p50 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, group in groups.items():
         lines.append(
             f"| {name} | {len(group)} | {_mean(group, 'hits1'):.3f} | {_mean(group, 'hit'):.3f} | "
             f"{_mean(group, 'f1'):.3f} | {_mean(group, 'coverage'):.3f} | {_mean(group, 'llm_calls'):.2f} | "
-            f"{_mean(group, 'prompt_tokens'):.0f} | {_mean(group, 'seconds'):.2f} |"
+            f"{_mean(group, 'prompt_tokens'):.0f} | {_mean(group, 'seconds'):.2f} | {_non_llm_p50(group):.3f} |"
         )
     _plot(groups, png, summary)
     lines += ["", f"![accuracy and cost]({png.name})", ""]
     md.write_text("\n".join(lines), encoding="utf-8")
     return md
+
+
+def _non_llm_p50(rows: list[dict]) -> float:
+    """Median seconds a question spent outside the model (store, embeddings, Python)."""
+    spent = sorted(r["seconds"] - (r.get("llm_seconds") or 0.0) for r in rows)
+    return statistics.median(spent) if spent else 0.0
 
 
 def _cache_note(rows: list[dict]) -> list[str]:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent.evaluation.metrics import normalize
-
 from loaders.questions import Question
 
 _ANS = re.compile(r"^\s*(?:[-*\d.)\s]*)ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -54,6 +53,8 @@ class PipelineResult:
     # None when it retrieves nothing (llm-only).
     retrieved: list[str] | None = None
     details: dict[str, object] = field(default_factory=dict)
+    # What goes into the question's trace file only (agent events), not the results row.
+    trace: dict[str, object] = field(default_factory=dict)
 
 
 class Pipeline(Protocol):

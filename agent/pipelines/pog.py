@@ -1,0 +1,66 @@
+"""`pog`: the Paths-over-Graph agent (agent/pog) as a pipeline: questions in, answers,
+evidence paths and a trace out."""
+
+from __future__ import annotations
+
+from agent.embeddings import Embedder
+from agent.llm.base import LLMClient
+from agent.pipelines.base import PipelineResult
+from agent.pog import PoGConfig, PoGContext, build_graph, run_question
+from agent.pog.state import Entity, PathCandidate, PoGState
+from kg_store import UNNAMED, GraphStore
+from loaders.questions import Question
+
+ENDS_SHOWN = 20  # end entities listed per evidence path
+
+
+class PoGPipeline:
+    name = "pog"
+
+    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: PoGConfig | None = None) -> None:
+        self.context = PoGContext(store, llm, embedder, config or PoGConfig())
+        self.graph = build_graph(self.context.config)
+
+    def run(self, question: Question) -> PoGState:
+        topics = [Entity(id=t.id, name=t.name) for t in question.topic_entities]
+        return run_question(self.context, question.text, topics, question_id=question.id, graph=self.graph)
+
+    def answer(self, question: Question) -> PipelineResult:
+        return result_of(self.run(question))
+
+
+def evidence_paths(state: PoGState) -> list[dict]:
+    """The path the answer came from first, then the other kept paths: text, score,
+    relations, and entities with names and ids."""
+    names = state.get("names") or {}
+    answer_path = state.get("answer_path")
+    paths: list[PathCandidate] = [answer_path] if answer_path else []
+    paths += [c for c in state.get("kept") or [] if not answer_path or c.key != answer_path.key]
+
+    def entity(e: str) -> dict:
+        return {"id": e, "name": names.get(e) or UNNAMED}
+
+    return [{"text": p.text, "score": p.score, "phase": p.phase, "answer": p is answer_path,
+             "start": entity(p.seed), "relations": [list(s) for s in p.steps],
+             "ends": [entity(e) for e in p.ends[:ENDS_SHOWN]], "ends_total": len(p.ends),
+             "evidence": [[entity(e) for e in seq] for seq in p.evidence]} for p in paths]
+
+
+def result_of(state: PoGState) -> PipelineResult:
+    names = state.get("names") or {}
+    shown = {c.key: c for c in [*(state.get("topic_kept") or []), *(state.get("kept") or [])]}
+    retrieved = [names.get(e) or e for c in shown.values() for hop in c.hops for e in hop]
+    answer_path = state.get("answer_path")
+    return PipelineResult(
+        predictions=state.get("answers") or [],
+        raw_output="\n".join(state.get("llm_answers") or []),
+        retrieved=retrieved,
+        details={"source": state.get("source"), "phase": state.get("phase"), "depth": state.get("depth"),
+                 "predicted_depth": state.get("predicted_depth"), "depth_source": state.get("depth_source"),
+                 "answer_path": answer_path.text[:300] if answer_path else None},
+        trace={"events": state.get("events") or [], "topics": [t.model_dump() for t in state.get("topics") or []],
+               "link_candidates": {k: [e.model_dump() for e in v] for k, v in (state.get("link_candidates") or {}).items()},
+               "indicator": state.get("indicator"), "split_questions": state.get("split_questions"),
+               "path_prior": [p.model_dump() for p in state.get("path_prior") or []],
+               "subgraph": state.get("subgraph"), "paths": evidence_paths(state)},
+    )

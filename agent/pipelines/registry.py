@@ -1,0 +1,29 @@
+"""Pipelines by name, built from the settings (what `kgqa eval --pipeline` chooses)."""
+
+from __future__ import annotations
+
+from agent.llm.base import LLMClient
+from agent.pipelines.base import Pipeline
+from kg_store import GraphStore
+from kgqa.settings import Settings
+
+PIPELINES = ("llm-only", "cosine-triples", "pog")
+
+
+def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settings) -> Pipeline:
+    if name not in PIPELINES:
+        raise ValueError(f"unknown pipeline {name!r}: expected one of {', '.join(PIPELINES)}")
+    if name == "llm-only":
+        from agent.pipelines.llm_only import LLMOnlyPipeline
+
+        return LLMOnlyPipeline(llm)
+    from agent.embeddings import Embedder
+
+    embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
+    if name == "pog":
+        from agent.pipelines.pog import PoGPipeline
+
+        return PoGPipeline(llm, store, embedder, settings.pog)
+    from agent.pipelines.cosine_triples import CosineTriplesPipeline
+
+    return CosineTriplesPipeline(llm, store, embedder)

@@ -1,0 +1,50 @@
+"""Every knob of the PoG agent, in one validated object (`Settings.pog`, `KGQA_POG__*`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+# The paper's four pruning strategies.
+Strategy = Literal["fuzzy", "fuzzy+precise", "fuzzy+branch", "fuzzy+branch+precise"]
+STRATEGIES: tuple[str, ...] = Strategy.__args__  # type: ignore[attr-defined]
+
+
+class ScoreWeights(BaseModel):
+    """How fuzzy selection adds up a path's score (see agent/pog/scoring.py)."""
+
+    question: float = Field(default=1.0, description="Embedding similarity of path and question.")
+    indicator: float = Field(default=0.5, description="Embedding similarity of path and the LLM's indicator.")
+    memory: float = Field(default=2.0, description="Path-memory vote for the path's relation sequence.")
+    depth: float = Field(default=0.1, description="Bonus when the path's depth is the predicted depth.")
+
+
+class PoGConfig(BaseModel):
+    strategy: Strategy = "fuzzy"
+    width: int = Field(default=3, ge=1, description="W: paths kept for the answer prompt.")
+    max_depth: int = Field(default=3, ge=1, le=6, description="D_max: the deepest exploration, in hops.")
+    fuzzy_keep: int = Field(default=80, ge=1, description="Paths kept by fuzzy (embedding) selection.")
+    explore_beam: int = Field(default=80, ge=1, description="Paths extended further at each hop, best first.")
+    precise_batch: int = Field(default=40, ge=2, description="Candidates shown per precise-selection call.")
+    limit_per_entity: int = Field(default=100, ge=1, description="Hub cap: neighbours read per entity and direction.")
+    max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
+    names_per_set: int = Field(default=20, ge=1, description="Entity names shown per entity set in prompts.")
+    supplement: bool = Field(default=True, description="Phase 2: paths to the LLM's own predicted answers.")
+    expand: bool = Field(default=True, description="Phase 3: one more hop from the kept paths' entities.")
+    summary: Literal["paths", "llm"] = Field(
+        default="paths", description="paths: the answer prompt reads the kept paths; llm: PoG's summary prompt first.")
+    sufficiency: Literal["structural", "llm"] = Field(
+        default="structural", description="structural: an answer the LLM names must end a kept path; "
+        "llm: PoG's own {Yes}/{No} judgement as well (for strong models).")
+    answer_margin: float = Field(
+        default=0.5, ge=0.0, description="A kept path may give the answer when its score is within this of the best.")
+    path_memory: Path | None = Field(default=None, description="A path-memory file (kgqa memory build).")
+    memory_k: int = Field(default=10, ge=1, description="Remembered questions that vote.")
+    memory_confidence: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Vote share from which the path memory is trusted: its depth is the "
+        "predicted depth, and its best path answers even when the LLM names nothing at its end.")
+    weights: ScoreWeights = Field(default_factory=ScoreWeights)
+    explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
+    answer_max_tokens: int = Field(default=96, ge=8)

@@ -1,0 +1,28 @@
+"""What the nodes run against (the LangGraph runtime context): store, model, embeddings,
+the path memory, and a neighbour cache shared by every question of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.embeddings import Embedder
+from agent.llm.base import LLMClient
+from agent.pog.config import PoGConfig
+from agent.pog.memory import PathMemory
+from kg_store import GraphStore
+from kg_store.paths import NeighborCache
+
+
+@dataclass
+class PoGContext:
+    store: GraphStore
+    llm: LLMClient
+    embedder: Embedder
+    config: PoGConfig = field(default_factory=PoGConfig)
+    memory: PathMemory | None = None
+    neighbours: NeighborCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.neighbours = NeighborCache(self.store, limit_per_entity=self.config.limit_per_entity)
+        if self.memory is None and self.config.path_memory is not None:
+            self.memory = PathMemory.load(self.config.path_memory, self.embedder)

@@ -1,0 +1,85 @@
+"""The three exploration phases (PoG 4.2). Each turns part of the question subgraph into
+path candidates; pruning and answering follow each of them."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.evaluation.metrics import normalize
+from agent.pipelines.base import read_answers
+from agent.pog.context import PoGContext
+from agent.pog.paths import extend, from_group
+from agent.pog.scoring import PathScorer
+from agent.pog.state import PathCandidate, Phase, PoGState
+from agent.pog.tracing import Update, traced
+from kg_store.paths import Exploration, explore, join_topics
+from prompts import render
+
+
+def walk(ctx: PoGContext, state: PoGState, depth: int) -> tuple[Exploration, dict[str, object]]:
+    """The question subgraph to `depth` hops around the topic entities, clustered into
+    path groups (one per relation sequence), hub-capped, each hop's best groups extended
+    (the scorer's beam), and for several topic entities reduced to the groups that meet.
+    Returns it with the figures a trace shows (what was read, what the reduction left)."""
+    config = ctx.config
+    scorer = PathScorer.for_state(ctx.embedder, config.weights, state)
+    seeds = [t.id for t in state.get("topics") or []]
+    exploration = explore(ctx.neighbours, seeds, depth=depth, max_frontier=config.max_frontier,
+                          beam=lambda groups, names: scorer.beam(groups, names, config.explore_beam))
+    walked = len(exploration.groups)
+    exploration.groups = join_topics(exploration.groups, seeds)
+    stats = {"entities": exploration.entities, "edges": exploration.edges, "path_groups": walked,
+             "path_groups_after_reduction": len(exploration.groups),
+             "hubs_capped": sorted(exploration.capped_entities)[:20], "truncated": exploration.truncated}
+    return exploration, stats
+
+
+def _candidates(exploration: Exploration, phase: Phase, names_per_set: int) -> list[PathCandidate]:
+    return [from_group(g, exploration.names, phase, names_per_set) for g in exploration.groups]
+
+
+@traced
+def explore_topic_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    """Phase 1: every path from the topic entities up to the current depth (paths of
+    several topic entities joined where their walks meet)."""
+    ctx = runtime.context
+    exploration, stats = walk(ctx, state, state["depth"])
+    return {"candidates": _candidates(exploration, "topic", ctx.config.names_per_set),
+            "names": {**(state.get("names") or {}), **exploration.names}, "subgraph": stats}
+
+
+@traced
+def go_deeper(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    return {"depth": state["depth"] + 1}
+
+
+@traced
+def supplement_with_llm(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    """Phase 2: the LLM's own likely answers, matched by name to entities within D_max
+    of the topic entities; the paths that end at them become the candidates."""
+    ctx, config = runtime.context, runtime.context.config
+    reply = ctx.llm.chat([{"role": "user", "content": render("pog_predict", question=state["question"],
+                                                             indicator=state.get("indicator") or "")}],
+                         temperature=config.explore_temperature, max_tokens=64)
+    predicted = [a for a in read_answers(reply.text) if normalize(a)][:3]
+    wanted = {normalize(a) for a in predicted}
+    exploration, stats = walk(ctx, state, config.max_depth)
+    names = exploration.names
+    candidates = []
+    for group in exploration.groups:
+        hits = {e: p for e, p in group.hops[-1].items() if normalize(names.get(e) or "") in wanted}
+        if hits:
+            group.hops[-1] = hits
+            candidates.append(from_group(group, names, "supplement", config.names_per_set))
+    return {"phase": "supplement", "candidates": candidates, "llm_answers": predicted,
+            "names": {**(state.get("names") or {}), **names}, "subgraph": stats}
+
+
+@traced
+def expand_nodes(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    """Phase 3: one more hop from the end entities of the best phase-1 paths."""
+    ctx = runtime.context
+    names = dict(state.get("names") or {})
+    base = (state.get("topic_kept") or [])[: ctx.config.width]
+    candidates = extend(ctx.neighbours, base, names, names_per_set=ctx.config.names_per_set)
+    return {"phase": "expand", "candidates": candidates, "names": names}

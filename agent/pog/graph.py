@@ -1,0 +1,92 @@
+"""The whole PoG flow in one place.
+
+    analyse_question ──(no topic entity)──────────────────────────────┐
+          │                                                           │
+    explore_topic_paths ◄── go_deeper ◄──┐                            │
+          │                              │ (not sufficient:           │
+    prune_paths ◄── supplement_with_llm ◄┤  deeper up to D_max,       │
+          │     ◄── expand_nodes ◄───────┤  then phase 2, phase 3)    │
+    summarise_paths                      │                            │
+          │                              │                            │
+    answer_from_paths ───────────────────┘                            │
+          │ (sufficient, or nothing left to try)                      │
+       finalise ◄─────────────────────────────────────────────────────┘
+
+Phase 1 explores from the topic entities at the predicted depth and goes one hop deeper
+while the answer is not sufficient; phase 2 (supplement) follows the LLM's own guesses;
+phase 3 (expand) takes one more hop from the best phase-1 paths; each runs once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from agent.pog.analysis import analyse_question
+from agent.pog.answering import answer_from_paths, finalise, summarise_paths
+from agent.pog.config import PoGConfig
+from agent.pog.context import PoGContext
+from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
+from agent.pog.pruning import prune_paths
+from agent.pog.state import Entity, PoGState
+
+
+def build_graph(settings: Any = None, *, checkpointer: Any = None):
+    """The compiled PoG graph for `settings` (a Settings, or a PoGConfig; default: the
+    defaults). Invoke it with `context=PoGContext(...)` built from the same config (see
+    `run_question`); pass a LangGraph checkpointer to keep state per thread."""
+    config: PoGConfig = getattr(settings, "pog", settings) or PoGConfig()
+    graph = StateGraph(PoGState, context_schema=PoGContext)
+    graph.add_node("analyse_question", analyse_question)
+    graph.add_node("explore_topic_paths", explore_topic_paths)
+    graph.add_node("go_deeper", go_deeper)
+    graph.add_node("prune_paths", prune_paths)
+    graph.add_node("summarise_paths", summarise_paths)
+    graph.add_node("answer_from_paths", answer_from_paths)
+    graph.add_node("finalise", finalise)
+    later_phases = []
+    if config.supplement:
+        graph.add_node("supplement_with_llm", supplement_with_llm)
+        later_phases.append("supplement_with_llm")
+    if config.expand:
+        graph.add_node("expand_nodes", expand_nodes)
+        later_phases.append("expand_nodes")
+
+    graph.add_edge(START, "analyse_question")
+    graph.add_conditional_edges("analyse_question", lambda s: "explore_topic_paths" if s.get("topics") else "finalise",
+                                ["explore_topic_paths", "finalise"])
+    graph.add_edge("explore_topic_paths", "prune_paths")
+    graph.add_edge("go_deeper", "explore_topic_paths")
+    for phase in later_phases:
+        graph.add_edge(phase, "prune_paths")
+    graph.add_edge("prune_paths", "summarise_paths")
+    graph.add_edge("summarise_paths", "answer_from_paths")
+    graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
+                                ["finalise", "go_deeper", *later_phases])
+    graph.add_edge("finalise", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def next_step(state: PoGState, config: PoGConfig) -> str:
+    """After an answer attempt: finish when it sufficed; otherwise one hop deeper while
+    phase 1 is under D_max, then phase 2, then phase 3, each once; then the last resort."""
+    if state.get("sufficient"):
+        return "finalise"
+    phase = state.get("phase")
+    if phase == "topic" and state["depth"] < config.max_depth:
+        return "go_deeper"
+    if phase == "topic" and config.supplement:
+        return "supplement_with_llm"
+    if phase in ("topic", "supplement") and config.expand and state.get("topic_kept"):
+        return "expand_nodes"
+    return "finalise"
+
+
+def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = (), *, question_id: str | None = None,
+                 graph: Any = None) -> PoGState:
+    """One question through the graph; returns the final state."""
+    graph = graph or build_graph(context.config)
+    return graph.invoke({"question": question, "question_id": question_id, "given_topics": list(topics), "events": []},
+                        context=context)

@@ -1,0 +1,93 @@
+"""Path groups from the store as the plain `PathCandidate`s the state holds: building
+them, extending them by a hop, and writing them as text for prompts and embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.pog.state import PathCandidate, Phase, StepTuple
+from kg_store import UNNAMED
+from kg_store.paths import NeighborCache, PathGroup
+
+
+def entity_set(ids: Sequence[str], names: dict[str, str | None], limit: int) -> str:
+    shown = [names.get(e) or UNNAMED for e in ids[:limit]]
+    more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
+    return shown[0] if len(ids) == 1 else "{" + ", ".join(shown) + more + "}"
+
+
+def _arrow(relation: str, forward: bool) -> str:
+    return f"-> {relation} ->" if forward else f"<- {relation} <-"
+
+
+def path_text(seed: str, steps: Sequence[StepTuple], hops: Sequence[Sequence[str]], names: dict[str, str | None],
+              limit: int, joins: dict[str, list[StepTuple]] | None = None) -> str:
+    """PoG's format: `Tom Hanks <- starred_actors <- {Big, Splash} -> directed_by -> {Penny Marshall, ...}`.
+    A join to another topic entity is written backwards from the shared entities to it:
+    `... -> {Denmark} <- location.location.contains <- ... <- Germany`."""
+    parts = [names.get(seed) or UNNAMED]
+    for (relation, forward), hop in zip(steps, hops, strict=True):
+        parts += [_arrow(relation, forward), entity_set(hop, names, limit)]
+    for other, chain in (joins or {}).items():
+        back = [_arrow(relation, not forward) for relation, forward in reversed(chain)]
+        parts.append(" ... ".join(back) + " " + (names.get(other) or UNNAMED))
+    return " ".join(parts)
+
+
+def relation_words(relation: str) -> str:
+    """`film.film.directed_by` -> `film directed by`: closer to how questions speak
+    (the domain prefix repeats the type and adds nothing)."""
+    segments = relation.replace("/", ".").split(".")
+    words = segments[-2:] if len(segments) > 2 else segments
+    return " ".join(words).replace("_", " ")
+
+
+def chain_text(steps: Sequence[StepTuple], joins: dict[str, list[StepTuple]] | None = None) -> str:
+    """What the scorer embeds: the relations in order, walked-backwards ones as "X of",
+    and no entity names (answer names are not in the question and drown the relations;
+    without names, the text of a relation sequence is the same for every question)."""
+    words = [relation_words(r) if forward else f"{relation_words(r)} of" for r, forward in steps]
+    for chain in (joins or {}).values():
+        words.append("and " + ", ".join(relation_words(r) if not f else f"{relation_words(r)} of" for r, f in reversed(chain)))
+    return ", ".join(words)
+
+
+def named_depth(steps: Sequence[StepTuple], hops: Sequence[Sequence[str]], names: dict[str, str | None]) -> int:
+    """Hops between named entities: a step that lands on unnamed nodes (CVTs) is not one."""
+    return sum(1 for hop in hops if any(names.get(e) is not None for e in hop)) or len(steps)
+
+
+def from_group(group: PathGroup, names: dict[str, str | None], phase: Phase, names_per_set: int) -> PathCandidate:
+    steps = [(s.relation, s.forward) for s in group.chain]
+    hops = [sorted(hop) for hop in group.hops]
+    joins = {other: [(s.relation, s.forward) for s in chain] for other, chain in group.joins.items()}
+    evidence = [p for end in group.ends[:3] for p in group.concrete_paths(end, limit=1)]
+    return PathCandidate(seed=group.seed, steps=steps, hops=hops, joins=joins, evidence=evidence,
+                         text=path_text(group.seed, steps, hops, names, names_per_set, joins), phase=phase,
+                         depth=named_depth(steps, hops, names))
+
+
+def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names: dict[str, str | None], *,
+           names_per_set: int) -> list[PathCandidate]:
+    """PoG's node expansion: one more hop from the end entities of the given paths to
+    entities not on them, as new path groups (one per candidate and relation step).
+    Adds the names it sees to `names`."""
+    edges, _ = neighbours.neighbors(list(dict.fromkeys(e for c in candidates for e in c.ends)))
+    extended: list[PathCandidate] = []
+    for candidate in candidates:
+        on_path = {candidate.seed, *(e for hop in candidate.hops for e in hop)}
+        reached: dict[StepTuple, dict[str, str]] = {}
+        for end in candidate.ends:
+            for edge in edges.get(end, ()):
+                if edge.neighbor in on_path:
+                    continue
+                names.setdefault(edge.neighbor, edge.neighbor_name)
+                reached.setdefault((edge.relation, edge.direction == "out"), {}).setdefault(edge.neighbor, end)
+        for step, parents in reached.items():
+            steps, hops = [*candidate.steps, step], [*candidate.hops, sorted(parents)]
+            evidence = [[*path, new] for path in candidate.evidence for new in sorted(parents) if parents[new] == path[-1]][:3]
+            extended.append(PathCandidate(
+                seed=candidate.seed, steps=steps, hops=hops, joins=candidate.joins, evidence=evidence,
+                text=path_text(candidate.seed, steps, hops, names, names_per_set, candidate.joins), phase="expand",
+                depth=named_depth(steps, hops, names)))
+    return extended

@@ -1,0 +1,105 @@
+"""Path pruning (PoG 4.3): fuzzy selection by embeddings (and the path memory), then the
+strategy's LLM steps, branch-reduced and/or precise selection; the best `width` paths
+are kept for the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from agent.pog.context import PoGContext
+from agent.pog.paths import path_text
+from agent.pog.scoring import PathScorer
+from agent.pog.state import PathCandidate, PoGState
+from agent.pog.tracing import Update, traced
+from prompts import render
+
+
+class PathChoice(BaseModel):
+    paths: list[int] = Field(default_factory=list)
+
+
+class StartChoice(BaseModel):
+    starts: list[int] = Field(default_factory=list)
+
+
+@traced
+def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    ctx, config = runtime.context, runtime.context.config
+    scorer = PathScorer.for_state(ctx.embedder, config.weights, state)
+    candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
+    if "branch" in config.strategy:
+        candidates = branch_reduce(ctx, state["question"], candidates, state.get("names") or {})
+    if "precise" in config.strategy:
+        candidates = precise_select(ctx, state["question"], candidates)
+    kept = candidates[: config.width]
+    update: Update = {"candidates": candidates, "kept": kept}
+    if state.get("phase") == "topic":  # what phase 3 expands and the last resort answers from
+        update["topic_kept"] = kept
+    # The state keeps the names its paths need, not the whole walk's.
+    needed = _entities(candidates, state.get("topic_kept") or [], kept)
+    all_names = state.get("names") or {}
+    update["names"] = {e: all_names.get(e) for e in needed}
+    return update
+
+
+def _entities(*groups: Iterable[PathCandidate]) -> set[str]:
+    return {e for group in groups for c in group for e in (c.seed, *c.joins, *(x for hop in c.hops for x in hop))}
+
+
+def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidate]) -> list[PathCandidate]:
+    """The LLM picks the most useful paths, in batches of `precise_batch`; its picks go
+    first (in its order), the rest keep the fuzzy order behind them."""
+    config = ctx.config
+    picked: list[int] = []
+    for start in range(0, len(candidates), config.precise_batch):
+        batch = candidates[start : start + config.precise_batch]
+        if len(batch) <= 1 and start:
+            break
+        listing = "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(batch))
+        reply = ctx.llm.chat([{"role": "user", "content": render("pog_select", question=question, paths=listing,
+                                                                 width=config.width)}],
+                             schema=PathChoice, temperature=config.explore_temperature, max_tokens=48)
+        choice: PathChoice = reply.parsed or PathChoice()
+        picked.extend(start + n - 1 for n in choice.paths[: config.width] if 1 <= n <= len(batch))
+    front = list(dict.fromkeys(picked))
+    chosen = set(front)
+    return [candidates[i] for i in front] + [c for i, c in enumerate(candidates) if i not in chosen]
+
+
+def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate],
+                  names: dict[str, str | None]) -> list[PathCandidate]:
+    """Group paths by their first k steps; the LLM keeps the promising prefixes; k grows
+    while more than `width` paths remain and a prefix can still split them. The paths of
+    kept prefixes go first, in fuzzy order."""
+    config = ctx.config
+    remaining = candidates
+    for k in range(1, max((len(c.steps) for c in candidates), default=0) + 1):
+        if len(remaining) <= config.width:
+            break
+        prefixes = list(dict.fromkeys((c.seed, tuple(c.steps[:k])) for c in remaining))
+        if len(prefixes) <= 1:  # nothing to choose between at this length: look one step further
+            continue
+        shown = prefixes[: config.precise_batch]
+        listing = "\n".join(f"{i + 1}. " + _prefix_text(prefix, remaining, names, config.names_per_set)
+                            for i, prefix in enumerate(shown))
+        reply = ctx.llm.chat([{"role": "user", "content": render("pog_branch", question=question, starts=listing,
+                                                                 width=config.width)}],
+                             schema=StartChoice, temperature=config.explore_temperature, max_tokens=48)
+        choice: StartChoice = reply.parsed or StartChoice()
+        keep = {shown[n - 1] for n in choice.starts[: config.width] if 1 <= n <= len(shown)}
+        if not keep:  # nothing usable: the fuzzy order stands
+            break
+        remaining = [c for c in remaining if (c.seed, tuple(c.steps[:k])) in keep]
+    kept = {c.key for c in remaining}
+    return remaining + [c for c in candidates if c.key not in kept]
+
+
+def _prefix_text(prefix: tuple[str, tuple], candidates: list[PathCandidate], names: dict[str, str | None],
+                 names_per_set: int) -> str:
+    """A prefix as PoG shows it: the first k steps of the first path that has it."""
+    seed, steps = prefix
+    example = next(c for c in candidates if (c.seed, tuple(c.steps[: len(steps)])) == prefix)
+    return path_text(seed, steps, example.hops[: len(steps)], names, names_per_set)

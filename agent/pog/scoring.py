@@ -1,0 +1,85 @@
+"""Fuzzy selection's score of a path, from embeddings and graph structure, not the LLM.
+
+    score = w.question  * cos(question, relations of the path)
+          + w.indicator * cos(LLM indicator, relations of the path)
+          + w.memory    * path-memory vote for the path's relation sequence
+          + w.depth     * [path depth == predicted depth]
+
+Topic entity names are masked out of the question and indicator, and paths are embedded
+without entity names (`paths.chain_text`), so the similarity is about relations only and
+the vectors of relation sequences are shared (and cached) across questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agent.embeddings import Embedder
+from agent.pog.config import ScoreWeights
+from agent.pog.memory import mask_question
+from agent.pog.paths import chain_text, named_depth
+from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
+from kg_store.paths import PathGroup
+
+ChainKey = tuple[StepTuple, ...]
+
+
+def chain_key(steps: Sequence[Sequence]) -> ChainKey:
+    return tuple((str(r), bool(f)) for r, f in steps)
+
+
+class PathScorer:
+    def __init__(self, embedder: Embedder, weights: ScoreWeights, question: str, indicator: str | None,
+                 prior: Sequence[PriorChain], predicted_depth: int | None) -> None:
+        self.embedder, self.weights, self.predicted_depth = embedder, weights, predicted_depth
+        texts = [question] + ([indicator] if indicator else [])
+        vectors = embedder.encode(texts)
+        self.question_vector = vectors[0]
+        self.indicator_vector = vectors[1] if indicator else None
+        self.prior = {chain_key(p.steps): p.weight for p in prior}
+
+    @classmethod
+    def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
+        names = [t.name or t.id for t in state.get("topics") or []]
+        indicator = state.get("indicator")
+        return cls(embedder, weights, mask_question(state["question"], names),
+                   mask_question(indicator, names) if indicator and indicator != state["question"] else None,
+                   state.get("path_prior") or [], state.get("predicted_depth"))
+
+    def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]]) -> list[dict[str, float]]:
+        """Score parts of each (relation sequence, joins, depth), with their weighted sum as "total"."""
+        if not items:
+            return []
+        vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
+        to_question = vectors @ self.question_vector
+        to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
+        w = self.weights
+        scored = []
+        for i, (steps, _, depth) in enumerate(items):
+            parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
+                     "memory": self.prior.get(steps, 0.0),
+                     "depth": float(self.predicted_depth is not None and depth == self.predicted_depth)}
+            parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
+                              + w.memory * parts["memory"] + w.depth * parts["depth"])
+            scored.append({k: round(v, 4) for k, v in parts.items()})
+        return scored
+
+    def rank(self, candidates: Sequence[PathCandidate]) -> list[PathCandidate]:
+        """The candidates with their scores set, best first (ties keep their order)."""
+        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates])
+        scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
+        return sorted(scored, key=lambda c: -c.score)
+
+    def beam(self, groups: list[PathGroup], names: dict[str, str | None], keep: int) -> list[PathGroup]:
+        """The `keep` best groups of one exploration hop: the ones worth extending."""
+        if len(groups) <= keep:
+            return groups
+        items = []
+        for g in groups:
+            steps = chain_key((s.relation, s.forward) for s in g.chain)
+            items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
+        totals = [p["total"] for p in self.score(items)]
+        order = sorted(range(len(groups)), key=lambda i: -totals[i])
+        return [groups[i] for i in order[:keep]]

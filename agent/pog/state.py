@@ -1,0 +1,86 @@
+"""The typed state the PoG nodes read and write. Everything in it is plain data (ids,
+names, texts, scores), so a checkpointer can store it and a trace can show it."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+Phase = Literal["topic", "supplement", "expand"]
+# kg: the answer ends a path explored from the topic entities; kg+llm: the LLM predicted
+# it and a path from the topic entities confirmed it (phase 2); llm: the LLM's own
+# knowledge, with no path behind it (the last resort).
+Source = Literal["kg", "kg+llm", "llm"]
+StepTuple = tuple[str, bool]  # (relation, walked forward)
+
+
+class Entity(BaseModel):
+    id: str
+    name: str | None = None
+
+
+class PathCandidate(BaseModel):
+    """One path group: a relation sequence from a topic entity, hops as entity sets."""
+
+    seed: str
+    steps: list[StepTuple]
+    hops: list[list[str]]  # entity ids reached after each step (ends = hops[-1])
+    # Other topic entities whose walks meet this path's ends, with their relation steps.
+    joins: dict[str, list[StepTuple]] = Field(default_factory=dict)
+    evidence: list[list[str]] = Field(default_factory=list)  # a few concrete node sequences
+    text: str  # PoG's path format, with at most `names_per_set` names per set
+    phase: Phase
+    depth: int = 0  # hops between named entities (a hop through a CVT counts once)
+    score: float = 0.0
+    score_parts: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def ends(self) -> list[str]:
+        return self.hops[-1] if self.hops else [self.seed]
+
+    @property
+    def key(self) -> tuple[str, tuple[StepTuple, ...]]:
+        return self.seed, tuple((r, f) for r, f in self.steps)
+
+
+class PriorChain(BaseModel):
+    """A relation sequence that questions like this one were answered by (path memory)."""
+
+    steps: list[StepTuple]
+    weight: float
+    depth: int
+
+
+class PoGState(TypedDict, total=False):
+    # input
+    question: str
+    question_id: str | None  # a path-memory entry of the same question is never used
+    given_topics: list[Entity]
+    # question analysis
+    topics: list[Entity]
+    link_candidates: dict[str, list[Entity]]
+    indicator: str
+    split_questions: list[str]
+    predicted_depth: int
+    depth_source: Literal["memory", "llm", "indicator", "default"]
+    path_prior: list[PriorChain]
+    # exploration
+    phase: Phase
+    depth: int
+    subgraph: dict[str, object]  # what the walk read: entities, edges, hubs capped, groups
+    candidates: list[PathCandidate]
+    kept: list[PathCandidate]
+    topic_kept: list[PathCandidate]  # the last phase-1 selection (phase 3 expands it)
+    names: dict[str, str | None]
+    # answering
+    evidence: str  # the kept paths as the answer prompt shows them (or the LLM's summary)
+    llm_answers: list[str]
+    answers: list[str]
+    answer_entities: list[str]
+    answer_path: PathCandidate | None
+    sufficient: bool
+    source: Source | None
+    # one record per node run, for traces (appended, never replaced)
+    events: Annotated[list[dict], operator.add]

@@ -1,0 +1,284 @@
+"""The PoG agent, node by node and as a whole graph, on a hand-built KG with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
+
+from agent.embeddings import Embedder
+from agent.llm import FakeLLM
+from agent.pog import PoGConfig, PoGContext, build_graph, run_question
+from agent.pog.answering import answer_from_paths
+from agent.pog.memory import MemoryEntry, PathMemory
+from agent.pog.paths import path_text
+from agent.pog.state import Entity, PathCandidate
+from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def ask(llm: FakeLLM, embedder: Embedder, question: str, topics: tuple[str, ...] = (), store=None, memory=None,
+        question_id: str | None = None, **config: object):
+    context = PoGContext(store or film_store(), llm, embedder, PoGConfig(**config), memory=memory)
+    return run_question(context, question, [Entity(id=t, name=t) for t in topics], question_id=question_id)
+
+
+def nodes_run(state) -> list[str]:
+    return [e["node"] for e in state["events"]]
+
+
+def test_a_one_hop_question_is_answered_from_the_end_of_a_path(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer"), answer="ans: Penny Marshall")
+    state = ask(llm, embedder, "who directed Big", ("Big",))
+    assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg" and state["sufficient"]
+    assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall"
+    assert kinds_asked(llm) == ["analyse", "answer"]
+    assert nodes_run(state) == ["analyse_question", "explore_topic_paths", "prune_paths", "summarise_paths",
+                                "answer_from_paths", "finalise"]
+    prompt = llm.calls[1][-1]["content"]
+    assert "Big -> directed_by -> Penny Marshall" in prompt and "who directed Big" in prompt
+
+
+def test_it_goes_deeper_until_a_named_answer_ends_a_kept_path(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1), answer="ans: Ron Howard")
+    state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",))
+    assert state["predicted_depth"] == 1 and state["depth"] == 2
+    assert "go_deeper" in nodes_run(state)
+    assert state["answers"][0] == "Ron Howard" and set(state["answers"]) == {"Ron Howard", "Penny Marshall"}
+    assert kinds_asked(llm) == ["analyse", "answer", "answer"]
+
+
+def test_garbage_from_the_model_everywhere_still_ends_with_the_graphs_best_path(embedder: Embedder) -> None:
+    llm = FakeLLM(lambda messages: "}{ ]] not json, no answer lines")
+    state = ask(llm, embedder, "who directed Big", ("Big",))
+    assert state["source"] == "kg" and not state["sufficient"]
+    assert state["answers"] and state["answer_path"] is not None
+    assert state["depth_source"] == "default" and state["predicted_depth"] == 1
+    # every phase was tried before the last resort
+    assert {"go_deeper", "supplement_with_llm", "expand_nodes", "finalise"} <= set(nodes_run(state))
+
+
+def test_an_entity_inside_a_kept_path_answers_with_the_path_up_to_it(embedder: Embedder) -> None:
+    store = film_store()
+    llm = scripted(answer="ans: Big")
+    context = PoGContext(store, llm, embedder, PoGConfig())
+    names = {e: e for e in ("Tom Hanks", "Big", "Splash", "Apollo 13", "Penny Marshall", "Ron Howard")}
+    steps = [("starred_actors", False), ("directed_by", True)]
+    hops = [["Apollo 13", "Big", "Splash"], ["Penny Marshall", "Ron Howard"]]
+    path = PathCandidate(seed="Tom Hanks", steps=steps, hops=hops, text=path_text("Tom Hanks", steps, hops, names, 20),
+                         phase="topic", depth=2, score=1.0)
+    update = answer_from_paths({"question": "what films did Tom Hanks act in", "kept": [path], "names": names,
+                                "evidence": path.text, "phase": "topic"}, Runtime(context=context))
+    assert update["sufficient"] and update["answers"] == ["Big", "Apollo 13", "Splash"]
+    assert update["answer_path"].text == "Tom Hanks <- starred_actors <- {Apollo 13, Big, Splash}"
+
+
+def test_a_question_with_two_topic_entities_keeps_the_paths_where_they_meet(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1, "Tom Hanks -> starred in -> film -> directed by -> Ron Howard"),
+                   answer="ans: Apollo 13")
+    state = ask(llm, embedder, "which film with Tom Hanks did Ron Howard direct", ("Ron Howard", "Tom Hanks"))
+    assert [t.id for t in state["topics"]] == ["Tom Hanks", "Ron Howard"]  # the indicator's order
+    assert state["answers"][0] == "Apollo 13" and set(state["answers"]) == {"Apollo 13", "Splash"}
+    assert "Ron Howard" in state["answer_path"].text  # the join to the second topic entity is shown
+    for path in state["kept"]:
+        assert set(path.ends) <= {"Apollo 13", "Splash", "Tom Hanks", "Ron Howard"}
+
+
+def test_unnamed_cvt_nodes_are_hops_inside_a_path(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1), answer="ans: Cast Away")
+    state = ask(llm, embedder, "which films did Tom Hanks play in", ("m.hanks",))
+    assert state["answers"][0] == "Cast Away" and "Forrest Gump" in state["answers"]
+    assert "Unnamed Entity" in state["answer_path"].text and state["answer_path"].depth == 1
+
+
+def test_a_hub_is_read_only_up_to_its_cap(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(2), answer="ans: Comedy")
+    state = ask(llm, embedder, "what genre are the films of the genre of Big", ("Big",), limit_per_entity=20)
+    assert "Comedy" in state["subgraph"]["hubs_capped"]
+    assert all(len(path.ends) <= 20 for path in state["candidates"])
+
+
+def test_with_no_path_at_all_the_answer_is_the_models_own_and_says_so(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1), predict="ans: Nowhere", io="ans: Atlantis")
+    state = ask(llm, embedder, "where is Lonely Entity", ("Lonely Entity",))
+    assert state["answers"] == ["Atlantis"] and state["source"] == "llm" and state["answer_path"] is None
+    # no topic entity found at all: straight from the analysis to the model's own answer
+    llm = scripted(analyse=analysis(1, topics=("Nobody Known",)), io="ans: Atlantis")
+    state = ask(llm, embedder, "where was Nobody Known born")
+    assert state["topics"] == [] and state["source"] == "llm"
+    assert kinds_asked(llm) == ["analyse", "io"]
+
+
+def test_topic_entities_are_found_in_the_question_when_none_are_given(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1, topics=("kevin bacon",)), answer="ans: Footloose")
+    state = ask(llm, embedder, "what did kevin bacon star in")
+    assert [t.id for t in state["topics"]] == ["Kevin Bacon"]
+    assert "kevin bacon" in state["link_candidates"]
+    assert state["answers"][0] == "Footloose"
+    bracketed = ask(scripted(answer="ans: Footloose"), embedder, "what did [Kevin Bacon] star in")
+    assert [t.id for t in bracketed["topics"]] == ["Kevin Bacon"]
+
+
+@pytest.mark.parametrize("reply", ['{"paths": [2]}', "}{ garbage"])
+def test_precise_selection_puts_the_models_pick_first_or_keeps_the_fuzzy_order(embedder: Embedder, reply: str) -> None:
+    fuzzy = ask(scripted(analyse=analysis(1), answer="ans: -"), embedder, "who directed Big", ("Big",),
+                supplement=False, expand=False)
+    llm = scripted(analyse=analysis(1), answer="ans: -", select=reply)
+    precise = ask(llm, embedder, "who directed Big", ("Big",), strategy="fuzzy+precise", supplement=False, expand=False)
+    assert "select" in kinds_asked(llm)
+    expected = [fuzzy["kept"][1].key, fuzzy["kept"][0].key] if "2" in reply else [c.key for c in fuzzy["kept"][:2]]
+    assert [c.key for c in precise["kept"][:2]] == expected
+
+
+def test_branch_reduction_keeps_the_chosen_first_steps(embedder: Embedder) -> None:
+    def choose_starred(prompt: str) -> str:
+        lines = [line for line in prompt.splitlines() if line[:1].isdigit()]
+        return json.dumps({"starts": [int(line.split(".")[0]) for line in lines if "starred_actors" in line][:1]})
+
+    llm = scripted(analyse=analysis(2), answer="ans: Kevin Bacon", branch=choose_starred, select='{"paths": [1]}')
+    state = ask(llm, embedder, "who acted with Tom Hanks", ("Tom Hanks",), strategy="fuzzy+branch+precise", width=2)
+    asked = kinds_asked(llm)
+    assert "branch" in asked and "select" in asked
+    assert all(path.steps[0] == ("starred_actors", False) for path in state["kept"])
+
+
+def test_the_models_own_sufficiency_judgement_is_used_when_asked_for(embedder: Embedder) -> None:
+    replies = iter(['{"sufficient": false, "answers": []}', '{"sufficient": true, "answers": ["Ron Howard"]}'])
+    llm = scripted(analyse=analysis(1), judged=lambda prompt: next(replies), summarise="Tom Hanks films were "
+                   "directed by Ron Howard and Penny Marshall.")
+    state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",), sufficiency="llm",
+                summary="llm")
+    assert kinds_asked(llm) == ["analyse", "summarise", "judged", "summarise", "judged"]
+    assert state["answers"][0] == "Ron Howard" and state["depth"] == 2
+    assert "Summary of these paths" in state["evidence"]
+
+
+def test_phase_two_follows_the_models_guess_to_a_path(embedder: Embedder) -> None:
+    answers = iter(["ans: no idea", "ans: no idea", "ans: Herbert Ross"])
+    llm = scripted(analyse=analysis(1), answer=lambda prompt: next(answers), predict="ans: Herbert Ross")
+    state = ask(llm, embedder, "who directed the films Kevin Bacon was in", ("Kevin Bacon",), max_depth=2)
+    assert state["phase"] == "supplement" and state["source"] == "kg+llm"
+    assert state["answers"][0] == "Herbert Ross"
+    assert state["answer_path"].text.endswith("Herbert Ross")
+
+
+def test_phase_three_expands_the_best_paths_by_one_hop(embedder: Embedder) -> None:
+    answers = iter(["ans: no idea", "ans: Awakenings"])
+    llm = scripted(analyse=analysis(1), answer=lambda prompt: next(answers))
+    state = ask(llm, embedder, "which other films did the director of Big make", ("Big",), max_depth=1,
+                supplement=False)
+    assert state["phase"] == "expand" and state["answers"][0] == "Awakenings"
+    assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall <- directed_by <- Awakenings"
+
+
+def test_a_confident_path_memory_sets_the_depth_and_answers_without_the_models_help(embedder: Embedder) -> None:
+    memory = PathMemory([MemoryEntry(question_id=str(i), question=text, paths=[[("starred_actors", False),
+                                                                            ("directed_by", True)]], depth=2, f1=1.0)
+                         for i, text in enumerate(["who directed the films X acted in",
+                                                   "which directors made films starring X"])], embedder)
+    llm = scripted(analyse=analysis(1), answer="I am not sure.")
+    state = ask(llm, embedder, "who directed the movies X acted in".replace("X", "Tom Hanks"), ("Tom Hanks",),
+                memory=memory)
+    assert state["depth_source"] == "memory" and state["predicted_depth"] == 2
+    assert set(state["answers"]) == {"Penny Marshall", "Ron Howard"} and state["sufficient"]
+    assert kinds_asked(llm) == ["analyse", "answer"]
+    assert state["answer_path"].score_parts["memory"] == pytest.approx(1.0)
+
+
+def test_disabled_phases_are_not_in_the_graph() -> None:
+    nodes = set(build_graph(PoGConfig(supplement=False, expand=False)).get_graph().nodes)
+    assert "supplement_with_llm" not in nodes and "expand_nodes" not in nodes and "prune_paths" in nodes
+
+
+def test_a_checkpointer_keeps_each_threads_state(embedder: Embedder) -> None:
+    graph = build_graph(PoGConfig(), checkpointer=InMemorySaver())
+    context = PoGContext(film_store(), scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder)
+    thread = {"configurable": {"thread_id": "t1"}}
+    graph.invoke({"question": "who directed Big", "given_topics": [Entity(id="Big", name="Big")], "events": []},
+                 thread, context=context)
+    saved = graph.get_state(thread).values
+    assert saved["answers"] == ["Penny Marshall"] and saved["events"][0]["node"] == "analyse_question"
+
+
+def test_the_store_is_read_once_per_entity_across_questions(embedder: Embedder) -> None:
+    context = PoGContext(film_store(), scripted(analyse=analysis(2), answer="ans: Ron Howard"), embedder)
+    run_question(context, "who directed the films Tom Hanks acted in", [Entity(id="Tom Hanks")])
+    reads = context.neighbours.store_reads
+    run_question(context, "who directed the films Tom Hanks acted in?", [Entity(id="Tom Hanks")])
+    assert context.neighbours.store_reads == reads
+
+
+def test_trace_events_record_the_flow_with_scores(embedder: Embedder) -> None:
+    state = ask(scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder, "who directed Big", ("Big",))
+    events = {e["node"]: e for e in state["events"]}
+    pruned = events["prune_paths"]["update"]["kept"]
+    assert pruned[0]["text"] == "Big -> directed_by -> Penny Marshall" and "question" in pruned[0]["parts"]
+    assert events["explore_topic_paths"]["update"]["subgraph"]["path_groups"] > 0
+    assert all(e["seconds"] >= 0 for e in state["events"])
+    json.dumps(state["events"])  # plain data, ready for a trace file
+
+
+def test_the_whole_graph_runs_on_the_embedded_store(embedder: Embedder, tmp_path: Path) -> None:
+    from kg_store import open_store
+    from tests.pog_fixture import film_batch
+
+    with open_store(f"oxigraph:{tmp_path / 'store'}") as store:
+        store.write(film_batch())
+        llm = scripted(analyse=analysis(2), answer="ans: Ron Howard")
+        state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",), store=store)
+    assert set(state["answers"]) == {"Ron Howard", "Penny Marshall"}
+
+
+def test_gold_answers_never_reach_the_agent_its_prompts_or_its_traces(embedder: Embedder, tmp_path: Path) -> None:
+    """A sentinel gold answer that is nowhere in the KG: it must not appear in any prompt,
+    in the agent's state, in the traces, nor in a path memory built from the same set."""
+    from agent.evaluation.harness import EvalRun
+    from agent.pipelines.pog import PoGPipeline
+    from agent.pog.memory import build_memory
+    from kg_store.paths import NeighborCache
+    from loaders.questions import Gold, Question, TopicEntity
+
+    sentinel = "ZQX-SENTINEL-ANSWER-7731"
+    store = film_store()
+    questions = [Question(f"q{i}", text, (TopicEntity(topic, topic),)) for i, (text, topic) in
+                 enumerate([("who directed Big", "Big"), ("what films did Tom Hanks act in", "Tom Hanks")])]
+    gold = {q.id: Gold(q.id, (sentinel,)) for q in questions}
+    memory_file = tmp_path / "memory.jsonl"
+    build_memory(NeighborCache(store), questions, gold, memory_file)
+    llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall", predict="ans: Tom Hanks", io="ans: unknown")
+    pipeline = PoGPipeline(llm, store, embedder, PoGConfig(path_memory=memory_file))
+    states = [pipeline.run(q) for q in questions]
+    run = EvalRun(pipeline, llm, "memory:", tmp_path / "out.jsonl", trace_dir=tmp_path / "traces")
+    run.run(questions, gold)
+
+    assert llm.calls and all(sentinel not in m["content"] for call in llm.calls for m in call)
+    for state in states:
+        assert sentinel not in json.dumps(state, default=lambda o: o.model_dump() if hasattr(o, "model_dump") else str(o))
+    traces = list((tmp_path / "traces").iterdir())
+    assert len(traces) == 2 and all(sentinel not in t.read_text() for t in traces)
+    assert sentinel not in memory_file.read_text()
+
+
+@pytest.mark.server
+def test_the_whole_graph_runs_on_virtuoso(embedder: Embedder, virtuoso_url: str) -> None:
+    from kg_store import open_store
+    from tests.pog_fixture import film_batch
+
+    with open_store(virtuoso_url.replace("urn:kgqa:test", "urn:kgqa:pog")) as store:
+        store.clear()
+        store.write(film_batch())
+        llm = scripted(analyse=analysis(1, "Tom Hanks -> starred in -> film -> directed by -> Ron Howard"),
+                       answer="ans: Apollo 13")
+        state = ask(llm, embedder, "which film with Tom Hanks did Ron Howard direct", ("Tom Hanks", "Ron Howard"),
+                    store=store)
+        assert set(state["answers"]) == {"Apollo 13", "Splash"} and state["source"] == "kg"
+        cvt = ask(scripted(analyse=analysis(2), answer="ans: Robert Zemeckis"), embedder,
+                  "who directed the films Tom Hanks played in", ("m.hanks",), store=store)
+        assert cvt["answers"] == ["Robert Zemeckis"] and "Unnamed Entity" in cvt["answer_path"].text
