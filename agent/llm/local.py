@@ -111,8 +111,9 @@ def _free_port() -> int:
 class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, log_dir: Path) -> None:
-        self.model_path, self.n_ctx = model_path, n_ctx
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, log_dir: Path,
+                 prompt_cache_bytes: int = 1 << 30) -> None:
+        self.model_path, self.n_ctx, self.prompt_cache_bytes = model_path, n_ctx, prompt_cache_bytes
         self.threads = threads or os.cpu_count() or 2
         self.port = 0
         self.log_path = log_dir / "llama-server.log"
@@ -135,6 +136,10 @@ class LocalLlamaServer:
             sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
             "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
             "--model_alias", self.model_path.stem,
+            # Keep evaluated prompt states in RAM: prompts that share a long prefix (every
+            # question's analysis prompt starts with the same instructions and examples)
+            # restore it instead of recomputing it, ~4x faster on two cores.
+            "--cache", "true", "--cache_size", str(self.prompt_cache_bytes),
         ]
         with open(self.log_path, "ab") as log:
             self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
