@@ -81,12 +81,36 @@ def test_unreachable_store_is_a_clear_error(url: str, shown: str) -> None:
     assert "cannot reach" in result.output and shown in result.output
 
 
-def test_demo_loads_the_bundled_kg_and_shows_a_neighbourhood(tmp_path: Path) -> None:
-    result = invoke("demo", env={"KGQA_DATA_DIR": str(tmp_path)})
-    assert result.exit_code == 0, result.output
-    assert "129,411 triples" in result.output
-    assert "starred_actors" in result.output and "Forrest Gump" in invoke(
-        "demo", "Forrest Gump", env={"KGQA_DATA_DIR": str(tmp_path)}).output
+def test_ask_says_clearly_what_is_wrong(tmp_path: Path) -> None:
+    env = {"KGQA_DATA_DIR": str(tmp_path)}
+    assert invoke("ask", "who?", "--strategy", "cleverest", env=env).exit_code == 2
+    bad_width = invoke("ask", "who?", "--width", "0", env=env)
+    assert bad_width.exit_code == 2 and "width" in bad_width.output
+    missing = invoke("ask", "who?", "--path-memory", str(tmp_path / "absent.jsonl"), env=env)
+    assert missing.exit_code == 2 and "absent.jsonl" in missing.output
+    unreachable = invoke("ask", "who?", "--store", "sparql+http://127.0.0.1:9/sparql", env=env)
+    assert unreachable.exit_code == 1 and "cannot reach" in unreachable.output
+    never_loaded = invoke("ask", "who?", "--store", f"oxigraph:{tmp_path / 'empty'}", env=env)
+    assert never_loaded.exit_code == 1 and "kgqa load" in never_loaded.output
+
+
+def test_memory_build_reports_what_it_learnt_and_resumes(kb: Path, tmp_path: Path) -> None:
+    store = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\nwho starred in [Movie A]\tPerson C\n"
+                         "who directed [Movie D]\tNobody Known\n")
+    memory = tmp_path / "memory.jsonl"
+    args = ["memory", "build", "--questions", str(questions), "-f", "metaqa", "--store", store, "--out", str(memory),
+            "--json"]
+    first = invoke(*args)
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert (report["questions"], report["with_path"]) == (3, 2)
+    assert {row["path"] for row in report["top_paths"]} == {"directed_by", "starred_actors"}
+    assert "Person B" not in memory.read_text()  # paths, never answers
+    before = memory.read_text()
+    assert invoke(*args).exit_code == 0 and memory.read_text() == before  # nothing redone
 
 
 @pytest.mark.server

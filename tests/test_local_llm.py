@@ -126,3 +126,66 @@ def test_cosine_triples_with_the_real_model_answers_metaqa_questions(tmp_path: P
     assert all(r.predictions for r in results), [r.raw_output for r in results]  # every reply parsed
     right = sum(gold.lower() in r.predictions[0].lower() for r, (_, _, gold) in zip(results, cases, strict=True))
     assert right >= 1, [r.raw_output for r in results]
+
+
+@pytest.mark.llm
+def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> None:
+    """1-, 2- and 3-hop MetaQA-style questions over the bundled demo KG, with the bundled
+    path memory: the agent's whole graph with the model we ship."""
+    require_local_model()
+    from importlib import resources
+
+    from agent.embeddings import Embedder
+    from agent.llm.factory import open_llm
+    from agent.pipelines.pog import PoGPipeline
+    from agent.pog import PoGConfig
+    from kg_store.memory import MemoryStore
+    from kgqa.settings import Settings
+    from loaders.load import load_file
+    from loaders.questions import Question, TopicEntity
+
+    store = MemoryStore()
+    data = resources.files("kgqa") / "data"
+    with resources.as_file(data / "metaqa_kb.txt.gz") as kb, \
+            resources.as_file(data / "metaqa_path_memory.jsonl.gz") as memory:
+        load_file(store, "metaqa", kb)
+        cases = [
+            ("who directed Forrest Gump", "Forrest Gump", {"Robert Zemeckis"}),
+            ("what movies did Hal Ashby direct", "Hal Ashby", {"Harold and Maude", "Being There", "Shampoo"}),
+            ("the films directed by the director of Castaway starred who", "Castaway",
+             {"Oliver Reed", "Amanda Donohoe"}),
+            ("who acted in the movies directed by the director of Being There", "Being There", {"Jack Nicholson"}),
+        ]
+        with open_llm(Settings(data_dir=tmp_path, llm_cache=False)) as llm:
+            pipeline = PoGPipeline(llm, store, Embedder(), PoGConfig(path_memory=memory))
+            with llm.track() as usage:
+                results = [pipeline.answer(Question(f"q{i}", text, (TopicEntity(topic, topic),)))
+                           for i, (text, topic, _) in enumerate(cases)]
+    assert all(r.predictions and r.details["source"] == "kg" for r in results), [r.details for r in results]
+    right = sum(bool(gold & set(r.predictions)) for r, (_, _, gold) in zip(results, cases, strict=True))
+    assert right >= 3, [(r.predictions[:5], r.raw_output) for r in results]
+    assert usage.calls <= 4 * len(cases)
+
+
+@pytest.mark.llm
+def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None:
+    """The quick start's main job: `kgqa demo` loads the demo KG and answers with the
+    embedded model; `kgqa ask --json` answers over that store."""
+    require_local_model()
+    import json
+
+    from typer.testing import CliRunner
+
+    from kgqa.cli import app
+
+    env = {"KGQA_DATA_DIR": str(tmp_path), "KGQA_LLM_CACHE": "false"}
+    demo = CliRunner().invoke(app, ["demo", "who directed Forrest Gump"], env=env)
+    assert demo.exit_code == 0, demo.output
+    assert "129,411 facts" in demo.output and "Robert Zemeckis" in demo.output and "Evidence paths" in demo.output
+    ask = CliRunner().invoke(app, ["ask", "what movies did [Hal Ashby] direct", "--json",
+                                   "--store", f"oxigraph:{tmp_path / 'demo-store'}"], env=env)
+    assert ask.exit_code == 0, ask.output
+    answer = json.loads(ask.stdout)
+    assert set(answer) == {"answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source"}
+    assert answer["answers"] and answer["paths"] and answer["llm_calls"] >= 1 and answer["source"] in ("kg", "kg+llm")
+    assert answer["paths"][0]["start"] == {"id": "Hal Ashby", "name": "Hal Ashby"}

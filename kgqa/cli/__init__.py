@@ -1,0 +1,24 @@
+"""`kgqa`: a thin command line over the library. Each command parses flags into the
+settings object, calls the library, and renders the result (rich tables, or JSON).
+One module per command group; importing them registers their commands on `app`."""
+
+from __future__ import annotations
+
+import sys
+
+from kgqa.cli import ask, data, evaluate, llm, memory, store  # noqa: F401 - registers the commands
+from kgqa.cli.common import app, console
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

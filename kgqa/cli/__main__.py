@@ -1,0 +1,3 @@
+from kgqa.cli import main
+
+main()

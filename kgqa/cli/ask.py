@@ -1,0 +1,151 @@
+"""`kgqa ask`: one question through the PoG agent; `kgqa demo`: the same over the bundled
+demo KG, loaded on first use."""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgqa.cli.common import (
+    DepthOpt,
+    JsonOpt,
+    LLMOpt,
+    MemoryOpt,
+    StoreOpt,
+    StrategyOpt,
+    WidthOpt,
+    app,
+    console,
+    fail,
+    opened,
+    out,
+    print_json,
+    settings_from,
+    with_pog_flags,
+)
+from kgqa.cli.data import load_with_progress, print_load_report
+from kgqa.settings import Settings
+
+DEMO_KG = "metaqa_kb.txt.gz"
+DEMO_MEMORY = "metaqa_path_memory.jsonl.gz"
+DEMO_QUESTION = "Who directed the movies that Tom Hanks acted in?"
+SOURCES = {"kg": "from the knowledge graph", "kg+llm": "the model's guess, confirmed by a knowledge-graph path",
+           "llm": "the model's own knowledge: no knowledge-graph path supports it"}
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, e.g. 'who directed Forrest Gump'.")],
+    topic: Annotated[list[str] | None, typer.Option("--topic", help="Topic entity id (repeatable); "
+                                                    "default: found in the question and linked by name.")] = None,
+    store: StoreOpt = None,
+    strategy: StrategyOpt = None,
+    width: WidthOpt = None,
+    depth: DepthOpt = None,
+    path_memory: MemoryOpt = None,
+    llm: LLMOpt = None,
+    trace: Annotated[Path | None, typer.Option("--trace", help="Write the reasoning trace (JSON) here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question over a graph store with the Paths-over-Graph agent."""
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory)
+    answer_one(settings, settings.store_url, question, topic or [], trace, as_json)
+
+
+@app.command()
+def demo(
+    question: Annotated[str, typer.Argument(help="A question about films.")] = DEMO_QUESTION,
+    store: Annotated[str | None, typer.Option("--store", help="Store for the demo KG; default DATA_DIR/demo-store.")] = None,
+    llm: LLMOpt = None,
+    trace: Annotated[Path | None, typer.Option("--trace", help="Write the reasoning trace (JSON) here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load the bundled demo KG (the MetaQA film KB) into the embedded store if needed, then
+    answer a question over it with the embedded model and the bundled path memory."""
+    settings = settings_from(llm=llm)
+    url = store or settings.demo_store_url
+    with opened(settings, url) as target:
+        if target.stats().triples == 0:
+            with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:
+                print_load_report(load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes))
+    if settings.pog.path_memory is None:
+        memory = resources.files("kgqa") / "data" / DEMO_MEMORY
+        with resources.as_file(memory) as path:
+            settings = settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": Path(path)})})
+            answer_one(settings, url, question, [], trace, as_json)
+    else:
+        answer_one(settings, url, question, [], trace, as_json)
+    if not as_json:
+        console.print(f"[dim]ask your own: kgqa ask \"...\" --store {url} --path-memory <memory>; "
+                      f"or kgqa demo \"...\"[/]")
+
+
+def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
+               as_json: bool) -> None:
+    from agent.embeddings import Embedder
+    from agent.llm.base import LLMError
+    from agent.llm.factory import open_llm
+    from agent.pipelines.pog import PoGPipeline, evidence_paths, result_of
+    from agent.traces import trace_document, write_trace
+    from loaders.questions import Question, TopicEntity
+    from loaders.records import MalformedInput
+
+    if not text.strip():
+        raise fail("the question is empty", 2)
+    question = Question("ask", text.strip(), tuple(TopicEntity(t) for t in topics))
+    with opened(settings, store_url, read_only=True) as store:
+        try:
+            with open_llm(settings) as llm:
+                pipeline = PoGPipeline(llm, store, Embedder(settings.cache_dir / "embeddings.sqlite"), settings.pog)
+                started = time.perf_counter()
+                with llm.track(log=trace_path is not None) as usage:
+                    state = pipeline.run(question)
+                seconds = time.perf_counter() - started
+        except (LLMError, MalformedInput, FileNotFoundError) as exc:
+            raise fail(str(exc)) from exc
+        store_name = store.display_url
+    result = result_of(state)
+    if trace_path is not None:
+        write_trace(trace_path, trace_document(question, result, usage, seconds, pipeline="pog",
+                                               model=llm.model_name, store=store_name))
+    summary = {"answers": result.predictions, "paths": evidence_paths(state), "llm_calls": usage.calls,
+               "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+               "seconds": round(seconds, 3), "source": state.get("source")}
+    if as_json:
+        print_json(summary)
+        return
+    _print_answer(summary)
+    if trace_path is not None:
+        console.print(f"trace: {trace_path}")
+
+
+def _print_answer(summary: dict) -> None:
+    answers = summary["answers"]
+    shown = ", ".join(answers[:10]) + (f" (+{len(answers) - 10} more)" if len(answers) > 10 else "")
+    out.print(f"[bold]Answer:[/] {shown or '(none)'}", highlight=False)
+    if summary["source"]:
+        out.print(f"[dim]{SOURCES[summary['source']]}[/]")
+    if summary["paths"]:
+        out.print("[bold]Evidence paths:[/]")
+    for number, path in enumerate(summary["paths"], 1):
+        mark = " [green](answer)[/]" if path["answer"] else ""
+        out.print(f" {number}. {path['text']}  [dim]score {path['score']:.2f}[/]{mark}", highlight=False)
+        for sequence in path["evidence"][:3]:
+            out.print("    " + _with_ids(sequence, path["relations"]), highlight=False, style="dim")
+    out.print(f"[dim]{summary['llm_calls']} LLM calls, {summary['prompt_tokens']} prompt + "
+              f"{summary['completion_tokens']} completion tokens, {summary['seconds']:.1f} s[/]")
+
+
+def _with_ids(sequence: list[dict], relations: list[list]) -> str:
+    """`Tom Hanks [m.0bxtg] -> film.actor.film -> ...`; ids only where they differ from names."""
+    def label(e: dict) -> str:
+        return e["name"] if e["name"] == e["id"] else f"{e['name']} [{e['id']}]"
+
+    parts = [label(sequence[0])]
+    for (relation, forward), node in zip(relations, sequence[1:], strict=False):
+        parts += [f"-> {relation} ->" if forward else f"<- {relation} <-", label(node)]
+    return " ".join(parts)

@@ -1,0 +1,109 @@
+"""What every command shares: the app, consoles, settings from flags, stores opened with
+typed errors turned into one clear line and an exit code, JSON output, progress lines."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from agent.pog.config import PoGConfig
+from kg_store import GraphStore, StoreError, open_store
+from kgqa.settings import Settings
+
+app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True, add_completion=False)
+console = Console(stderr=True)
+out = Console()
+
+StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+# The PoG agent's flags, shared by `ask`, `eval` and `demo`.
+StrategyOpt = Annotated[str | None, typer.Option(
+    help="PoG pruning: fuzzy, fuzzy+precise, fuzzy+branch or fuzzy+branch+precise.")]
+WidthOpt = Annotated[int | None, typer.Option(help="PoG: W, paths kept for the answer.")]
+DepthOpt = Annotated[int | None, typer.Option(help="PoG: D_max, the deepest exploration in hops.")]
+LLMOpt = Annotated[str | None, typer.Option(
+    "--llm", help="Embedded model when no endpoint is set: qwen-0.5b (default) or qwen-1.5b.")]
+MemoryOpt = Annotated[Path | None, typer.Option("--path-memory", help="PoG: a path-memory file (kgqa memory build).")]
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def settings_from(store: str | None = None, llm: str | None = None) -> Settings:
+    """Settings from defaults, KGQA_* variables and .env, with the given flags on top."""
+    flags = {k: v for k, v in {"store": store, "llm": llm}.items() if v}
+    try:
+        return Settings(**flags)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise fail(f"invalid setting {'.'.join(map(str, error['loc']))}: {error['msg']}", 2) from exc
+
+
+def with_pog_flags(settings: Settings, strategy: str | None = None, width: int | None = None,
+                   depth: int | None = None, path_memory: Path | None = None) -> Settings:
+    """The settings with the PoG flags that were given laid over them (validated)."""
+    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory}
+    flags = {k: v for k, v in flags.items() if v is not None}
+    if not flags:
+        return settings
+    try:
+        pog = PoGConfig.model_validate({**settings.pog.model_dump(), **flags})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise fail(f"invalid PoG option {error['loc'][0]}: {error['msg']}", 2) from exc
+    if pog.path_memory is not None and not pog.path_memory.is_file():
+        raise fail(f"no such path-memory file: {pog.path_memory}", 2)
+    return settings.model_copy(update={"pog": pog})
+
+
+@contextmanager
+def opened(settings: Settings, url: str | None = None, read_only: bool = False) -> Iterator[GraphStore]:
+    """Open a store, turning every store error into a clear message and exit code 1."""
+    target = url or settings.store_url
+    try:
+        store = open_store(
+            target,
+            schema_prefixes=settings.schema_prefixes,
+            read_only=read_only,
+            neo4j_user=settings.neo4j_user,
+            neo4j_password=settings.neo4j_password,
+            neo4j_database=settings.neo4j_database,
+        )
+    except StoreError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        yield store
+    except StoreError as exc:  # backends name the (redacted) URL in their messages
+        raise fail(str(exc)) from exc
+    finally:
+        store.close()
+
+
+def print_json(obj: object) -> None:
+    text = json.dumps(obj, ensure_ascii=False)
+    if out.is_terminal:
+        out.print_json(text)  # coloured for people; plain below for pipes and tools
+    else:
+        print(text)
+
+
+class ProgressLines:
+    """For logs and pipes, where a live bar cannot draw: a line every `every` seconds."""
+
+    def __init__(self, every: float = 10.0) -> None:
+        self.every, self._last = every, time.monotonic()
+
+    def __call__(self, render: Callable[[], str]) -> None:
+        if not console.is_terminal and time.monotonic() - self._last >= self.every:
+            self._last = time.monotonic()
+            console.print(render(), highlight=False)

@@ -1,0 +1,113 @@
+"""`kgqa eval`: answer a question set against a live store, score it, report it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from kgqa.cli.common import (
+    DepthOpt,
+    JsonOpt,
+    MemoryOpt,
+    ProgressLines,
+    StoreOpt,
+    StrategyOpt,
+    WidthOpt,
+    app,
+    console,
+    fail,
+    opened,
+    out,
+    settings_from,
+    with_pog_flags,
+)
+from loaders.records import MalformedInput
+
+if TYPE_CHECKING:  # the agent layer loads torch and friends: only when the command runs
+    from agent.evaluation.harness import EvalRun
+    from loaders.questions import Gold, Question
+
+
+@app.command("eval")
+def eval_command(
+    questions: Annotated[Path, typer.Option("--questions", help="Question file (MetaQA txt, PoG JSON, RoG JSONL).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
+    store: StoreOpt = None,
+    pipeline: Annotated[str, typer.Option("--pipeline", help="llm-only, cosine-triples or pog.")] = "cosine-triples",
+    limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).")] = None,
+    sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
+    concurrency: Annotated[int, typer.Option(help="Questions in flight at once.")] = 1,
+    out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
+    strategy: StrategyOpt = None,
+    width: WidthOpt = None,
+    depth: DepthOpt = None,
+    path_memory: MemoryOpt = None,
+    traces: Annotated[bool, typer.Option("--traces/--no-traces",
+                                         help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question set against a live store and score it; results stream to JSONL."""
+    from agent.evaluation.harness import EvalRun, read_finished, select
+    from agent.evaluation.report import write_report
+    from agent.llm.base import LLMError
+    from agent.llm.factory import open_llm
+    from agent.pipelines.registry import PIPELINES, make_pipeline
+    from loaders.questions import QUESTION_FORMATS, read_questions
+
+    if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
+        raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
+    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
+    if no_cache:
+        settings = settings.model_copy(update={"llm_cache": False})
+    try:
+        question_set = read_questions(questions, fmt)
+    except (MalformedInput, FileNotFoundError) as exc:
+        raise fail(str(exc), 2) from exc
+    chosen = select(question_set, limit=limit, sample=sample, seed=seed)
+    out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
+    with opened(settings, read_only=True) as target:
+        try:
+            with open_llm(settings) as llm:
+                runner = EvalRun(make_pipeline(pipeline, llm, target, settings), llm, target.display_url, out_path,
+                                 concurrency, out_path.with_suffix(".traces") if traces else None)
+                summary = _run_with_progress(runner, chosen, question_set.gold, len(read_finished(out_path)))
+        except (LLMError, MalformedInput) as exc:
+            raise fail(str(exc)) from exc
+    chosen_ids = {q.id for q in chosen}
+    rows = [r for r in read_finished(out_path).values() if r["id"] in chosen_ids]
+    report = write_report(rows, summary, out_path, " ".join(["kgqa", *sys.argv[1:]]))
+    console.print(f"results: {out_path}  report: {report}")
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        for key, value in summary.items():
+            out.print(f"[bold]{key}[/]: {value}")
+
+
+def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, Gold], already: int) -> dict:
+    scored = {"n": 0, "hits1": 0.0}
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+               TextColumn("Hits@1 {task.fields[hits1]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(runner.pipeline.name, total=len(chosen), completed=min(already, len(chosen)), hits1="-")
+        lines = ProgressLines()
+
+        def on_row(row: dict) -> None:
+            scored["n"] += 1
+            scored["hits1"] += row["hits1"]
+            running = f"{scored['hits1'] / scored['n']:.3f}"
+            progress.update(task, advance=1, hits1=running)
+            lines(lambda: f"{runner.pipeline.name}: {scored['n']} answered this run, Hits@1 {running}")
+
+        try:
+            return runner.run(chosen, gold, on_row)
+        except KeyboardInterrupt:
+            raise fail(f"interrupted: {scored['n']} answers are saved in {runner.out_path}; "
+                       "run the same command again to continue", 130) from None
