@@ -138,7 +138,7 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
     from agent.embeddings import Embedder
     from agent.llm.factory import open_llm
     from agent.pipelines.pog import PoGPipeline
-    from agent.pog import PoGConfig
+    from agent import PoGConfig
     from kg_store.memory import MemoryStore
     from kgqa.settings import Settings
     from loaders.load import load_file

@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
-from agent.pog import PoGConfig, PoGContext, build_graph, run_question
+from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.pog.answering import answer_from_paths
 from agent.pog.memory import MemoryEntry, PathMemory
 from agent.pog.paths import path_text
@@ -124,6 +124,9 @@ def test_topic_entities_are_found_in_the_question_when_none_are_given(embedder: 
     assert state["answers"][0] == "Footloose"
     bracketed = ask(scripted(answer="ans: Footloose"), embedder, "what did [Kevin Bacon] star in")
     assert [t.id for t in bracketed["topics"]] == ["Kevin Bacon"]
+    # the model's analysis is garbage: the question's capitalised names are linked instead
+    unaided = ask(scripted(answer="ans: Footloose"), embedder, "What did Kevin Bacon star in?")
+    assert [t.id for t in unaided["topics"]] == ["Kevin Bacon"] and unaided["answers"][0] == "Footloose"
 
 
 @pytest.mark.parametrize("reply", ['{"paths": [2]}', "}{ garbage"])
@@ -282,3 +285,16 @@ def test_the_whole_graph_runs_on_virtuoso(embedder: Embedder, virtuoso_url: str)
         cvt = ask(scripted(analyse=analysis(2), answer="ans: Robert Zemeckis"), embedder,
                   "who directed the films Tom Hanks played in", ("m.hanks",), store=store)
         assert cvt["answers"] == ["Robert Zemeckis"] and "Unnamed Entity" in cvt["answer_path"].text
+
+
+def test_the_graph_is_built_from_the_settings_object(embedder: Embedder) -> None:
+    import agent
+    from kgqa.settings import Settings
+
+    settings = Settings(pog=PoGConfig(expand=False, width=1))
+    graph = agent.build_graph(settings)
+    assert "expand_nodes" not in graph.get_graph().nodes
+    context = agent.PoGContext(film_store(), scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder,
+                               settings.pog)
+    state = graph.invoke({"question": "who directed Big", "given_topics": [Entity(id="Big")]}, context=context)
+    assert state["answers"] == ["Penny Marshall"] and len(state["kept"]) == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
 from agent.pipelines.base import PipelineResult
-from agent.pog import PoGConfig, PoGContext, build_graph, run_question
+from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.pog.state import Entity, PathCandidate, PoGState
 from kg_store import UNNAMED, GraphStore
 from loaders.questions import Question

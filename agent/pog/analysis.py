@@ -84,7 +84,28 @@ def resolve_topics(ctx: PoGContext, question: str, given: list[Entity],
         linked, candidates = link_entities(ctx, unknown)
         return _unique(known + linked), candidates
     wanted = [m for m in (*_BRACKETED.findall(question), *mentions) if isinstance(m, str) and m.strip()]
-    return link_entities(ctx, wanted)
+    topics, candidates = link_entities(ctx, wanted)
+    if not topics:  # the model named nothing the store knows: try the question's capitalised names
+        topics, candidates = link_entities(ctx, capitalised_spans(question))
+    return topics, candidates
+
+
+_QUESTION_WORDS = {"who", "what", "which", "where", "when", "why", "how", "whose", "whom", "name", "list", "is", "are",
+                   "was", "were", "did", "does", "do", "in", "the", "a", "an"}
+_SPAN = re.compile(r"[A-Z0-9][\w'.&!:-]*(?:\s+(?:(?:of|the|and|de|la|von|van|du|in)\s+)*[A-Z0-9][\w'.&!:-]*)*")
+
+
+def capitalised_spans(question: str) -> list[str]:
+    """Runs of capitalised words ("Forrest Gump", "Lord of the Rings"), longest first,
+    without a leading question word ("Who directed ..." is not a name)."""
+    spans = []
+    for match in _SPAN.finditer(question):
+        words = match.group(0).split()
+        while words and words[0].lower() in _QUESTION_WORDS:
+            words = words[1:]
+        if words and (len(words) > 1 or len(words[0]) > 2):
+            spans.append(" ".join(words).rstrip("?.!,:"))
+    return sorted(dict.fromkeys(spans), key=len, reverse=True)
 
 
 def link_entities(ctx: PoGContext, mentions: list[str]) -> tuple[list[Entity], dict[str, list[Entity]]]:

@@ -42,53 +42,81 @@ def summarise_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
 
 @traced
 def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
-    """The LLM reads the evidence and names the answer. The paths suffice when a name it
-    gives is an entity at the end of a kept path whose score is within `answer_margin`
-    of the best; the answers are then that entity first and the rest of the path's ends.
-    When it names none, the best path still suffices if the path memory trusts it (a
-    small model often names the film's director when asked for the film). With
-    `sufficiency="llm"` the LLM's own {Yes}/{No} must say so too."""
+    """The LLM reads the evidence and names the answer; the first of these rules that
+    holds makes the paths sufficient:
+
+    1. a name it gives ends a kept path whose score is within `answer_margin` of the
+       best: that entity first, then the rest of the path's ends;
+    2. (`sufficiency="llm"`) it judged the paths sufficient and gave a value that is no
+       entity of theirs (a date, a number read off a path): its words;
+    3. the path memory trusts the best path: its ends (a small model often names the
+       film's director when asked for the film);
+    4. its first name is an entity inside an eligible path: the path up to there (PoG's
+       answers need not end a path).
+    With `sufficiency="llm"`, its own {Yes}/{No} must say yes before any of them."""
     ctx, config = runtime.context, runtime.context.config
     kept = state.get("kept") or []
     if not kept:
         return {"sufficient": False}
     names = state.get("names") or {}
+    said, judged_sufficient = _ask_for_answer(ctx, state, kept, names)
+    if judged_sufficient is False:
+        return {"sufficient": False, "llm_answers": said}
+    source: Source = "kg+llm" if state.get("phase") == "supplement" else "kg"
     eligible = [c for c in kept if c.score >= kept[0].score - config.answer_margin]
-    known = [names.get(e) or "" for c in kept for e in c.ends]
+    found = _named_path_end(said, eligible, names, source)
+    if found is None and judged_sufficient and said:
+        found = {"source": source, "answers": said, "answer_entities": [], "answer_path": kept[0]}
+    if found is None:
+        found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
+    if found is None:
+        found = _named_inside_path(said[:1], eligible, names, config.names_per_set, source)
+    return {"sufficient": found is not None, "llm_answers": said, **(found or {})}
+
+
+def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
+                    names: dict[str, str | None]) -> tuple[list[str], bool | None]:
+    """The names the LLM gives, and its own sufficiency judgement (None when not asked)."""
+    config = ctx.config
     if config.sufficiency == "llm":
         reply = ctx.llm.chat([{"role": "user", "content": render(
             "pog_answer_judged", paths=state.get("evidence") or "", question=state["question"])}],
             schema=JudgedAnswer, temperature=0.0, max_tokens=config.answer_max_tokens)
         judged: JudgedAnswer = reply.parsed or JudgedAnswer()
-        said = [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()]
-        if not judged.sufficient:
-            return {"sufficient": False, "llm_answers": said}
-    else:
-        reply = ctx.llm.chat([{"role": "user", "content": render(
-            "pog_answer", paths=state.get("evidence") or "", question=state["question"])}],
-            temperature=0.0, max_tokens=config.answer_max_tokens)
-        said = read_answers(reply.text, known)
-    source: Source = "kg+llm" if state.get("phase") == "supplement" else "kg"
+        return [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()], judged.sufficient
+    reply = ctx.llm.chat([{"role": "user", "content": render(
+        "pog_answer", paths=state.get("evidence") or "", question=state["question"])}],
+        temperature=0.0, max_tokens=config.answer_max_tokens)
+    return read_answers(reply.text, [names.get(e) or "" for c in kept for e in c.ends]), None
+
+
+def _named_path_end(said: list[str], eligible: list[PathCandidate], names: dict[str, str | None],
+                    source: Source) -> Update | None:
     for answer in said:
         for candidate in eligible:
             matched = [e for e in candidate.ends if names_match(answer, names.get(e))]
             if matched:
-                return _answer(candidate, matched, names, source) | {"sufficient": True, "llm_answers": said}
-    if config.sufficiency == "llm" and said:  # a strong model read a value off the paths (a date, a number)
-        return {"sufficient": True, "source": source, "answers": said, "answer_entities": [], "answer_path": kept[0],
-                "llm_answers": said}
-    best = kept[0]
+                return _answer(candidate, matched, names, source)
+    return None
+
+
+def _trusted_best_path(best: PathCandidate, names: dict[str, str | None], confidence: float,
+                       source: Source) -> Update | None:
     named = [e for e in best.ends if names.get(e)]
-    if named and best.score_parts.get("memory", 0.0) >= config.memory_confidence:
-        return _answer(best, named[:1], names, source) | {"sufficient": True, "llm_answers": said}
-    for answer in said[:1]:  # an entity inside a path: the path up to it answers (PoG's answers need not end paths)
+    if named and best.score_parts.get("memory", 0.0) >= confidence:
+        return _answer(best, named[:1], names, source)
+    return None
+
+
+def _named_inside_path(said: list[str], eligible: list[PathCandidate], names: dict[str, str | None],
+                       names_per_set: int, source: Source) -> Update | None:
+    for answer in said:
         for candidate in eligible:
             for hop in range(len(candidate.hops) - 1):
                 matched = [e for e in candidate.hops[hop] if names_match(answer, names.get(e))]
                 if matched:
-                    prefix = truncate(candidate, hop + 1, names, config.names_per_set)
-                    return _answer(prefix, matched, names, source) | {"sufficient": True, "llm_answers": said}
-    return {"sufficient": False, "llm_answers": said}
+                    return _answer(truncate(candidate, hop + 1, names, names_per_set), matched, names, source)
+    return None
 
 
 def truncate(path: PathCandidate, steps: int, names: dict[str, str | None], names_per_set: int) -> PathCandidate:

@@ -7,10 +7,11 @@ from langgraph.runtime import Runtime
 
 from agent.evaluation.metrics import normalize
 from agent.pipelines.base import read_answers
+from agent.pog.answering import names_match
 from agent.pog.context import PoGContext
 from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer
-from agent.pog.state import PathCandidate, Phase, PoGState
+from agent.pog.state import PoGState
 from agent.pog.tracing import Update, traced
 from kg_store.paths import Exploration, explore, join_topics
 from prompts import render
@@ -34,17 +35,14 @@ def walk(ctx: PoGContext, state: PoGState, depth: int) -> tuple[Exploration, dic
     return exploration, stats
 
 
-def _candidates(exploration: Exploration, phase: Phase, names_per_set: int) -> list[PathCandidate]:
-    return [from_group(g, exploration.names, phase, names_per_set) for g in exploration.groups]
-
-
 @traced
 def explore_topic_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     """Phase 1: every path from the topic entities up to the current depth (paths of
     several topic entities joined where their walks meet)."""
     ctx = runtime.context
     exploration, stats = walk(ctx, state, state["depth"])
-    return {"candidates": _candidates(exploration, "topic", ctx.config.names_per_set),
+    candidates = [from_group(g, exploration.names, "topic", ctx.config.names_per_set) for g in exploration.groups]
+    return {"candidates": candidates,
             "names": {**(state.get("names") or {}), **exploration.names}, "subgraph": stats}
 
 
@@ -62,12 +60,11 @@ def supplement_with_llm(state: PoGState, runtime: Runtime[PoGContext]) -> Update
                                                              indicator=state.get("indicator") or "")}],
                          temperature=config.explore_temperature, max_tokens=64)
     predicted = [a for a in read_answers(reply.text) if normalize(a)][:3]
-    wanted = {normalize(a) for a in predicted}
     exploration, stats = walk(ctx, state, config.max_depth)
     names = exploration.names
     candidates = []
     for group in exploration.groups:
-        hits = {e: p for e, p in group.hops[-1].items() if normalize(names.get(e) or "") in wanted}
+        hits = {e: p for e, p in group.hops[-1].items() if any(names_match(a, names.get(e)) for a in predicted)}
         if hits:
             group.hops[-1] = hits
             candidates.append(from_group(group, names, "supplement", config.names_per_set))
