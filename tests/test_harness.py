@@ -9,6 +9,7 @@ import pytest
 
 from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished, select
 from agent.llm import FakeLLM
+from agent.llm.base import LLMUnavailable
 from agent.pipelines.base import PipelineResult
 from agent.pipelines.llm_only import LLMOnlyPipeline
 from kg_store import LoadBatch, Triple
@@ -127,3 +128,27 @@ def test_cosine_triples_puts_the_relevant_fact_in_the_prompt() -> None:
     assert "Movie A -> directed_by -> Person B" in prompt
     assert sum(line.startswith("Movie A -> ") for line in prompt.splitlines()) == 5  # top 5 of 42 facts
     assert result.predictions == ["Person B"] and "Person B" in (result.retrieved or [])
+
+
+class LosingTheModel:
+    """A pipeline whose model endpoint goes away at a given question."""
+
+    name = "llm-only"
+
+    def __init__(self, inner: LLMOnlyPipeline, lost_at: str) -> None:
+        self.inner, self.lost_at = inner, lost_at
+
+    def answer(self, question: Question) -> PipelineResult:
+        if question.id == self.lost_at:
+            raise LLMUnavailable("cannot reach the LLM endpoint http://127.0.0.1:1/v1")
+        return self.inner.answer(question)
+
+
+def test_an_unreachable_model_stops_the_run_without_recording_failures(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    llm = FakeLLM(answer_by_number)
+    with pytest.raises(LLMUnavailable):
+        EvalRun(LosingTheModel(LLMOnlyPipeline(llm), "q2"), llm, "memory:", out).run(QUESTIONS, GOLD)
+    assert set(read_finished(out)) == {"q0", "q1"}  # q2..q4 are not written off as wrong answers
+    summary = EvalRun(LLMOnlyPipeline(llm), llm, "memory:", out).run(QUESTIONS, GOLD)
+    assert summary["n"] == 5 and summary["hits1"] == 0.6

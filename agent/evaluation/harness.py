@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.evaluation import metrics
-from agent.llm.base import LLMClient, Usage
+from agent.llm.base import LLMClient, LLMUnavailable, ModelNotFound, Usage
 from agent.pipelines.base import Pipeline, PipelineResult
 from agent.traces import trace_document, write_trace
 from loaders.questions import Gold, Question, QuestionSet
@@ -87,15 +87,20 @@ class EvalRun:
         write_lock = threading.Lock()
         with open(self.out_path, "a", encoding="utf-8") as out, ThreadPoolExecutor(self.concurrency) as pool:
             futures = [pool.submit(self._one, q) for q in todo]
-            for future in as_completed(futures):
-                question, result, usage, seconds, error, trace = future.result()
-                row = self._row(question, result, usage, seconds, error, trace, gold[question.id])
-                with write_lock:
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    out.flush()
-                finished[question.id] = row
-                if on_row:
-                    on_row(row)
+            try:
+                for future in as_completed(futures):
+                    question, result, usage, seconds, error, trace = future.result()
+                    row = self._row(question, result, usage, seconds, error, trace, gold[question.id])
+                    with write_lock:
+                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        out.flush()
+                    finished[question.id] = row
+                    if on_row:
+                        on_row(row)
+            except BaseException:  # the model is gone, or Ctrl-C: stop, keep what is written
+                for future in futures:
+                    future.cancel()
+                raise
         return self.summary([finished[q.id] for q in questions])
 
     def _one(self, question: Question):
@@ -103,6 +108,8 @@ class EvalRun:
         with self.llm.track(log=self.trace_dir is not None) as usage:
             try:
                 result, error = self.pipeline.answer(question), None
+            except (LLMUnavailable, ModelNotFound):
+                raise  # not this question's fault: every later one would fail too; a rerun resumes
             except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
                 result, error = PipelineResult([], ""), f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - started

@@ -79,7 +79,8 @@ def eval_command(
                                  concurrency, out_path.with_suffix(".traces") if traces else None)
                 summary = _run_with_progress(runner, chosen, question_set.gold, len(read_finished(out_path)))
         except (LLMError, MalformedInput) as exc:
-            raise fail(str(exc)) from exc
+            raise fail(f"{exc}\nthe answers so far are saved in {out_path}; run the same command again to "
+                       "continue") from exc
     chosen_ids = {q.id for q in chosen}
     rows = [r for r in read_finished(out_path).values() if r["id"] in chosen_ids]
     report = write_report(rows, summary, out_path, " ".join(["kgqa", *sys.argv[1:]]))
