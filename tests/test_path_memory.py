@@ -113,3 +113,18 @@ def test_a_torn_last_line_is_ignored_but_a_bad_line_is_an_error(tmp_path: Path) 
         read_entries(path)
     with pytest.raises(FileNotFoundError):
         read_entries(tmp_path / "absent.jsonl")
+
+
+def test_only_sequences_the_topic_entity_can_start_vote(embedder: Embedder) -> None:
+    directed_films = [("directed_by", False)]  # X is a director: the films pointing at X
+    films_of_director = [("directed_by", True), ("directed_by", False)]  # X is a film
+    memory = PathMemory(
+        [MemoryEntry(question_id=f"a{i}", question="which movies did X direct", paths=[directed_films], depth=1, f1=1)
+         for i in range(5)]
+        + [MemoryEntry(question_id=f"b{i}", question="the director of X also directed which movies",
+                       paths=[films_of_director], depth=2, f1=1) for i in range(5)], embedder)
+    vector = embedder.encode(["which movies did the director of X direct"])[0]
+    # for a film, the 1-hop director question cannot apply: the nearest applicable ones decide
+    for_a_film = memory.prior(vector, k=5, first_steps={("directed_by", True), ("starred_actors", True)})
+    assert for_a_film[0].steps == films_of_director and for_a_film[0].weight == pytest.approx(1.0)
+    assert all(p.steps != directed_films for p in for_a_film)

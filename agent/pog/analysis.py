@@ -43,8 +43,10 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     prior = []
     if ctx.memory is not None and topics:
         masked = mask_question(question, [t.name or t.id for t in topics])
+        edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
+        first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
         prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
-                                 k=config.memory_k)
+                                 k=config.memory_k, first_steps=first_steps)
     depth, depth_source = predict_depth(config.max_depth, analysis, indicator, prior, config.memory_confidence)
     return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],

@@ -18,7 +18,7 @@ import gzip
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -60,18 +60,19 @@ class PathMemory:
     how many of its questions that sequence answered."""
 
     def __init__(self, entries: list[MemoryEntry], embedder: Embedder) -> None:
-        questions: dict[str, list[MemoryEntry]] = {}
+        # text -> how many of its questions were answered by each set of tied sequences
+        answered: dict[str, Counter[frozenset[ChainKey]]] = {}
         self.depths: dict[ChainKey, int] = {}
+        self.owner: dict[str, tuple[str, frozenset[ChainKey]]] = {}
         for entry in entries:
             if entry.paths:
-                questions.setdefault(entry.question, []).append(entry)
-                for path in entry.paths:
-                    self.depths.setdefault(_key(path), entry.depth)
-        self.texts = list(questions)
-        self.sizes = [len(questions[t]) for t in self.texts]
-        self.answered = [Counter(_key(p) for e in questions[t] for p in e.paths) for t in self.texts]
-        self.owner = {e.question_id: (i, [_key(p) for p in e.paths]) for i, t in enumerate(self.texts)
-                      for e in questions[t]}
+                chains = frozenset(_key(p) for p in entry.paths)
+                answered.setdefault(entry.question, Counter())[chains] += 1
+                self.owner[entry.question_id] = (entry.question, chains)
+                for chain in chains:
+                    self.depths.setdefault(chain, entry.depth)
+        self.texts = list(answered)
+        self.answered = [answered[t] for t in self.texts]
         self.vectors = embedder.encode(self.texts) if self.texts else np.zeros((0, 1))
 
     def __len__(self) -> int:
@@ -81,32 +82,46 @@ class PathMemory:
     def load(cls, path: Path, embedder: Embedder) -> PathMemory:
         return cls(read_entries(path), embedder)
 
-    def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, k: int = 10) -> list[PriorChain]:
+    def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, k: int = 10,
+              first_steps: Collection[StepTuple] | None = None) -> list[PriorChain]:
         """Relation sequences with their support among the `k` remembered questions
         nearest the question (nearest texts first, each with as many of its questions as
         the budget leaves), weighted by similarity: a support of 1 means every one of
-        them was answered by that sequence. Best first; the question `exclude_id` does
-        not count (leave-one-out)."""
+        them was answered by that sequence. Best first.
+
+        `first_steps`: the steps the topic entities can take. A remembered question counts
+        only through sequences that start with one of them ("which movies did X direct"
+        says nothing about X = a film, which no `directed_by` edge points into), so the
+        nearest questions that apply decide. The question `exclude_id` does not count
+        (leave-one-out)."""
         if not self.texts:
             return []
         own = self.owner.get(exclude_id) if exclude_id is not None else None
+        allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
         similarity = self.vectors @ question_vector
         support: dict[ChainKey, float] = {}
         weight_total, budget = 0.0, k
         for index in np.argsort(-similarity, kind="stable"):
             if budget <= 0 or similarity[index] <= 0:
                 break
-            size, answered = self.sizes[index], self.answered[index]
-            if own is not None and own[0] == index:
-                size, answered = size - 1, answered - Counter(own[1])
+            answered = Counter(self.answered[index])
+            if own is not None and own[0] == self.texts[index]:
+                answered[own[1]] -= 1
+            usable: Counter[frozenset[ChainKey]] = Counter()
+            for chains, count in answered.items():
+                kept = frozenset(c for c in chains if allowed is None or c[0] in allowed)
+                if kept and count > 0:
+                    usable[kept] += count
+            size = sum(usable.values())
             if not size:
                 continue
             taken = min(budget, size)
             budget -= taken
             weight = float(similarity[index]) * taken
             weight_total += weight
-            for key, count in answered.items():
-                support[key] = support.get(key, 0.0) + weight * count / size
+            for chains, count in usable.items():
+                for chain in chains:
+                    support[chain] = support.get(chain, 0.0) + weight * count / size
         ranked = sorted(support.items(), key=lambda kv: -kv[1])
         return [PriorChain(steps=list(key), weight=round(w / weight_total, 4), depth=self.depths[key])
                 for key, w in ranked if w > 0]

@@ -80,8 +80,7 @@ def demo(
     else:
         answer_one(settings, url, question, [], trace, as_json)
     if not as_json:
-        console.print(f"[dim]ask your own: kgqa ask \"...\" --store {url} --path-memory <memory>; "
-                      f"or kgqa demo \"...\"[/]")
+        console.print('[dim]ask another: kgqa demo "which movies did the director of Big direct?"[/]')
 
 
 def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
