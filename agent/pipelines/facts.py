@@ -27,6 +27,11 @@ class Fact:
     entities: tuple[str, ...]  # ids of the named entities the line mentions
 
 
+def triple_text(triple: Triple, names: dict[str, str | None]) -> str:
+    """`Forrest Gump -> film.film.directed_by -> Robert Zemeckis` (unnamed nodes as PoG writes them)."""
+    return f"{names.get(triple.head) or UNNAMED} -> {triple.relation} -> {names.get(triple.tail) or UNNAMED}"
+
+
 def facts_of(subgraph: Subgraph) -> list[Fact]:
     names = subgraph.names
 
@@ -41,15 +46,13 @@ def facts_of(subgraph: Subgraph) -> list[Fact]:
     for triple in subgraph.triples:
         head_named, tail_named = bool(names.get(triple.head)), bool(names.get(triple.tail))
         if head_named == tail_named:  # named-named, or an edge between two CVTs
-            facts.append(Fact(f"{label(triple.head)} -> {triple.relation} -> {label(triple.tail)}", (triple,),
-                              named(triple.head, triple.tail)))
+            facts.append(Fact(triple_text(triple, names), (triple,), named(triple.head, triple.tail)))
         else:
             through[triple.tail if head_named else triple.head].append(triple)
 
     for node, edges in through.items():
         if len(edges) < 2 or len(edges) > MAX_CVT_EDGES:
-            facts.extend(Fact(f"{label(t.head)} -> {t.relation} -> {label(t.tail)}", (t,), named(t.head, t.tail))
-                         for t in edges)
+            facts.extend(Fact(triple_text(t, names), (t,), named(t.head, t.tail)) for t in edges)
             continue
         # Edges into the CVT first, so the common shape reads subject -> ... -> object.
         edges = sorted(edges, key=lambda t: t.tail != node)
