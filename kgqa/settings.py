@@ -9,6 +9,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.pog.config import PoGConfig
+from agent.triples.config import TriplesConfig
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES
 
 
@@ -44,6 +45,8 @@ class Settings(BaseSettings):
         "json_object (llama.cpp; the embedded default), gbnf (a llama.cpp grammar), text (tolerant parsing only)."
     )
     pog: PoGConfig = Field(default_factory=PoGConfig, description="The PoG agent (KGQA_POG__STRATEGY=..., ...).")
+    triples: TriplesConfig = Field(
+        default_factory=TriplesConfig, description="The triple pipeline and its optional nodes (KGQA_TRIPLES__...).")
     llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
 
     @property

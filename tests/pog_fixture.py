@@ -72,6 +72,7 @@ PROMPT_KINDS = {
     "predict": "from your own knowledge with up to three likely answers",
     "summarise": "Summarise what these paths say",
     "io": "Answer the question with the names of the answer entities only",
+    "triples": "Using these facts, answer the question",
 }
 Reply = str | Callable[[str], str]
 

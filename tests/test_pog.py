@@ -222,7 +222,7 @@ def test_trace_events_record_the_flow_with_scores(embedder: Embedder) -> None:
     state = ask(scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder, "who directed Big", ("Big",))
     events = {e["node"]: e for e in state["events"]}
     pruned = events["prune_paths"]["update"]["kept"]
-    assert pruned[0]["text"] == "Big -> directed_by -> Penny Marshall" and "question" in pruned[0]["parts"]
+    assert pruned[0]["text"] == "Big -> directed_by -> Penny Marshall" and "question" in pruned[0]["score_parts"]
     assert events["explore_topic_paths"]["update"]["subgraph"]["path_groups"] > 0
     assert all(e["seconds"] >= 0 for e in state["events"])
     json.dumps(state["events"])  # plain data, ready for a trace file

@@ -151,17 +151,18 @@ def rerank(count: int, scores: Sequence[float], order: Order = "recency") -> lis
 
 
 def merged_lines(triples: Sequence[Triple], names: dict[str, str | None] | None = None) -> list[str]:
-    """The paper's prompt lines: `a->r->b`, and a triple whose head is the previous
-    triple's tail continues that line (`a->r->b->r2->c`). Entities compare by id and
-    print by name."""
+    """The paper's prompt lines: `a -> r -> b`, and a triple whose head is the previous
+    triple's tail continues that line (`a -> r -> b -> r2 -> c`). Entities compare by id
+    and print by name. (The paper writes `->` without spaces; ours match every other
+    prompt of the project.)"""
     names = names or {}
     lines: list[str] = []
     previous_tail: str | None = None
     for head, relation, tail in triples:
         label = names.get(tail) or tail
         if lines and head == previous_tail:
-            lines[-1] += f"->{relation}->{label}"
+            lines[-1] += f" -> {relation} -> {label}"
         else:
-            lines.append(f"{names.get(head) or head}->{relation}->{label}")
+            lines.append(f"{names.get(head) or head} -> {relation} -> {label}")
         previous_tail = tail
     return lines

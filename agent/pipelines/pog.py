@@ -3,10 +3,10 @@ evidence paths and a trace out."""
 
 from __future__ import annotations
 
+from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
 from agent.pipelines.base import PipelineResult
-from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.pog.state import Entity, PathCandidate, PoGState
 from kg_store import UNNAMED, GraphStore
 from loaders.questions import Question

@@ -7,7 +7,7 @@ from agent.pipelines.base import Pipeline
 from kg_store import GraphStore
 from kgqa.settings import Settings
 
-PIPELINES = ("llm-only", "cosine-triples", "pog")
+PIPELINES = ("llm-only", "cosine-triples", "pog", "triples")
 
 
 def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settings) -> Pipeline:
@@ -24,6 +24,10 @@ def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settin
         from agent.pipelines.pog import PoGPipeline
 
         return PoGPipeline(llm, store, embedder, settings.pog)
+    if name == "triples":
+        from agent.pipelines.triples import TriplesPipeline
+
+        return TriplesPipeline(llm, store, embedder, settings.triples)
     from agent.pipelines.cosine_triples import CosineTriplesPipeline
 
     return CosineTriplesPipeline(llm, store, embedder)

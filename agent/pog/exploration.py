@@ -12,7 +12,7 @@ from agent.pog.context import PoGContext
 from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PoGState
-from agent.pog.tracing import Update, traced
+from agent.events import Update, traced
 from kg_store.paths import Exploration, explore, join_topics
 from prompts import render
 

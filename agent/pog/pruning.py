@@ -13,7 +13,7 @@ from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
-from agent.pog.tracing import Update, traced
+from agent.events import Update, traced
 from prompts import render
 
 

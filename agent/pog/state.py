@@ -8,17 +8,14 @@ from typing import Annotated, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
+from agent.linking import Entity
+
 Phase = Literal["topic", "supplement", "expand"]
 # kg: the answer ends a path explored from the topic entities; kg+llm: the LLM predicted
 # it and a path from the topic entities confirmed it (phase 2); llm: the LLM's own
 # knowledge, with no path behind it (the last resort).
 Source = Literal["kg", "kg+llm", "llm"]
 StepTuple = tuple[str, bool]  # (relation, walked forward)
-
-
-class Entity(BaseModel):
-    id: str
-    name: str | None = None
 
 
 class PathCandidate(BaseModel):

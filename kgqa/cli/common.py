@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from agent.pog.config import PoGConfig
+from agent.triples.config import TriplesConfig
 from kg_store import GraphStore, StoreError, open_store
 from kgqa.settings import Settings
 
@@ -64,6 +65,29 @@ def with_pog_flags(settings: Settings, strategy: str | None = None, width: int |
     if pog.path_memory is not None and not pog.path_memory.is_file():
         raise fail(f"no such path-memory file: {pog.path_memory}", 2)
     return settings.model_copy(update={"pog": pog})
+
+
+def with_triples_flags(settings: Settings, flags: dict[str, object]) -> Settings:
+    """The settings with the triple pipeline's flags that were given laid over them;
+    `flags` may hold `pooling.<field>` keys for the path-pooling node."""
+    given = {k: v for k, v in flags.items() if v is not None}
+    if not given:
+        return settings
+    values = settings.triples.model_dump()
+    for key, value in given.items():
+        *outer, last = key.split(".")
+        target = values
+        for part in outer:
+            target = target[part]
+        target[last] = value
+    try:
+        triples = TriplesConfig.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise fail(f"invalid triples option {'.'.join(map(str, error['loc']))}: {error['msg']}", 2) from exc
+    if triples.scorer_model is not None and not triples.scorer_model.is_file():
+        raise fail(f"no such scorer model: {triples.scorer_model}", 2)
+    return settings.model_copy(update={"triples": triples})
 
 
 @contextmanager

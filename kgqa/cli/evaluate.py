@@ -38,7 +38,7 @@ def eval_command(
     questions: Annotated[Path, typer.Option("--questions", help="Question file (MetaQA txt, PoG JSON, RoG JSONL).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
     store: StoreOpt = None,
-    pipeline: Annotated[str, typer.Option("--pipeline", help="llm-only, cosine-triples or pog.")] = "cosine-triples",
+    pipeline: Annotated[str, typer.Option("--pipeline", help="llm-only, cosine-triples, pog or triples.")] = "cosine-triples",
     limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).")] = None,
     sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
@@ -49,6 +49,13 @@ def eval_command(
     width: WidthOpt = None,
     depth: DepthOpt = None,
     path_memory: MemoryOpt = None,
+    scorer: Annotated[str | None, typer.Option(help="triples: cosine or kg-scout.")] = None,
+    scorer_model: Annotated[Path | None, typer.Option(help="triples: a KG-Scout checkpoint.")] = None,
+    top_k: Annotated[int | None, typer.Option(help="triples: triples shown to the model.")] = None,
+    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling", help="triples: path pooling.")] = None,
+    pooling_search: Annotated[str | None, typer.Option(help="triples: dijkstra, bfs or random_walk.")] = None,
+    pooling_order: Annotated[str | None, typer.Option(help="triples: recency or middle.")] = None,
+    reselect_from: Annotated[int | None, typer.Option(help="triples: pool the scorer's top N, keep top-k.")] = None,
     traces: Annotated[bool, typer.Option("--traces/--no-traces",
                                          help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
@@ -64,6 +71,9 @@ def eval_command(
     if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
         raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
     settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
+    settings = with_triples_flags(settings, {
+        "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
+        "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from})
     if no_cache:
         settings = settings.model_copy(update={"llm_cache": False})
     try:

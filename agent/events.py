@@ -1,5 +1,6 @@
 """One event per node run in the state's `events` (name, start, seconds, what it
-changed), so the final state carries the trace of how the answer came about."""
+changed), so the final state of any of our graphs carries the trace of how its answer
+came about."""
 
 from __future__ import annotations
 
@@ -11,14 +12,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from agent.pog.context import PoGContext
-from agent.pog.state import PathCandidate, PoGState
-
 Update = dict[str, Any]
-Node = Callable[[PoGState, Runtime[PoGContext]], Update]
-# How many paths of a list an event records (with text and score): the trace shows the
-# head of every ranking, not thousands of candidates.
-PATHS_PER_EVENT = 20
+Node = Callable[[Any, Runtime[Any]], Update]
+# How many ranked items (paths, triples) an event records: the trace shows the head of
+# every ranking, not thousands of candidates.
+RANKED_PER_EVENT = 20
 
 
 def traced(node: Node) -> Node:
@@ -35,10 +33,9 @@ def traced(node: Node) -> Node:
 
 def brief(value: Any) -> Any:
     """A JSON-friendly, bounded rendering of a state value."""
-    if isinstance(value, list) and value and isinstance(value[0], PathCandidate):
-        shown = [{"text": c.text, "score": c.score, "parts": c.score_parts, "phase": c.phase, "depth": c.depth}
-                 for c in value[:PATHS_PER_EVENT]]
-        return shown + ([f"... {len(value) - PATHS_PER_EVENT} more"] if len(value) > PATHS_PER_EVENT else [])
+    if isinstance(value, list) and value and hasattr(value[0], "text") and hasattr(value[0], "score"):
+        shown = [_ranked(item) for item in value[:RANKED_PER_EVENT]]
+        return shown + ([f"... {len(value) - RANKED_PER_EVENT} more"] if len(value) > RANKED_PER_EVENT else [])
     if isinstance(value, BaseModel):
         return value.model_dump()
     if isinstance(value, dict):
@@ -46,3 +43,12 @@ def brief(value: Any) -> Any:
     if isinstance(value, list):
         return [brief(v) for v in value[:50]]
     return value
+
+
+def _ranked(item: Any) -> dict[str, Any]:
+    """A ranked item (a path, a triple) in an event: its text, score and how it was scored."""
+    shown = {"text": item.text, "score": item.score}
+    for detail in ("score_parts", "phase", "depth", "pooled"):
+        if getattr(item, detail, None) is not None:
+            shown[detail] = getattr(item, detail)
+    return shown

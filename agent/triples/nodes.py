@@ -1,0 +1,73 @@
+"""The triple pipeline's nodes: small functions from the state (and context) to an update."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.events import Update, traced
+from agent.linking import resolve_topics
+from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
+from agent.pipelines.base import read_answers
+from agent.triples.context import TriplesContext
+from agent.triples.state import ScoredTriple, TriplesState
+from prompts import render
+
+
+@traced
+def link_topics(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """Given topic entities the store knows; else names in [brackets] or capitalised, linked."""
+    ctx = runtime.context
+    given = [t for t in state.get("given_topics") or [] if t.id]
+    topics, candidates = resolve_topics(ctx.store, ctx.neighbours, ctx.embedder, state["question"], given, [])
+    return {"topics": topics, "link_candidates": candidates}
+
+
+@traced
+def retrieve_triples(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """The question subgraph (hops around the topic entities, hub-capped), scored; the best
+    `top_k` kept (the best `reselect_from` when path pooling reselects)."""
+    ctx, config = runtime.context, runtime.context.config
+    seeds = [t.id for t in state.get("topics") or []]
+    subgraph = ctx.store.subgraph(seeds, hops=config.hops, max_degree=config.max_degree, max_edges=config.max_edges)
+    scores = ctx.scorer.score(state["question"], subgraph.triples, subgraph.names, seeds)
+    keep = max(config.top_k, config.pooling.reselect_from or 0) if config.pooling.enabled else config.top_k
+    best = sorted(range(len(subgraph.triples)), key=lambda i: (-scores[i], i))[:keep]
+    triples = [ScoredTriple.of(subgraph.triples[i], float(scores[i]), subgraph.names) for i in best]
+    names = {e: subgraph.names.get(e) for t in triples for e in (t.head, t.tail)}
+    stats = {"triples": len(subgraph.triples), "entities": len(subgraph.names), "scorer": ctx.scorer.name,
+             "hubs_capped": sorted(subgraph.capped_entities)[:20], "truncated": subgraph.truncated}
+    return {"triples": triples, "names": names, "subgraph": stats}
+
+
+@traced
+def pool_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """Path pooling: scores smoothed along the retrieved triples' paths from the topic
+    entities; with reselection the best `top_k` of the larger set are kept; then ordered
+    for the prompt (best last, or best at both ends)."""
+    config = runtime.context.config
+    options = config.pooling
+    triples = state.get("triples") or []
+    pooled = pool_scores([t.triple for t in triples], [t.score for t in triples],
+                         [t.id for t in state.get("topics") or []],
+                         PoolingOptions(search=options.search, pooling=options.pooling))
+    chosen = sorted(range(len(triples)), key=lambda i: (-pooled[i], i))[: config.top_k]
+    order = rerank(len(chosen), [pooled[i] for i in chosen], options.order)
+    return {"triples": [triples[chosen[i]].model_copy(update={"pooled": round(pooled[chosen[i]], 6)}) for i in order]}
+
+
+@traced
+def answer(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """The model reads the triples (merged into paths when pooled) and names the answers."""
+    ctx = runtime.context
+    triples = state.get("triples") or []
+    names = state.get("names") or {}
+    if ctx.config.pooling.enabled:
+        kind, evidence = "pog_answer", "\n".join(merged_lines([t.triple for t in triples], names))
+        prompt = render(kind, paths=evidence, question=state["question"])
+    else:
+        kind, evidence = "answer_triples", "\n".join(t.text for t in triples)
+        prompt = render(kind, triples=evidence or "(no facts found)", question=state["question"])
+    reply = ctx.llm.chat([{"role": "user", "content": prompt}], max_tokens=ctx.config.answer_max_tokens)
+    answers = read_answers(reply.text, [n for n in names.values() if n])
+    return {"evidence": evidence, "prompt_kind": kind, "raw_output": reply.text, "answers": answers,
+            "source": "kg" if triples else "llm"}

@@ -1,0 +1,48 @@
+"""Triple scorers: how relevant each triple of the question subgraph is, in (0, 1].
+Embedding cosine by default; the KG-Scout policy network when a checkpoint is given."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from agent.embeddings import Embedder
+from agent.pipelines.facts import triple_text
+from agent.triples.config import TriplesConfig
+from kg_store import Triple
+
+
+class TripleScorer(Protocol):
+    name: str
+
+    def score(self, question: str, triples: Sequence[Triple], names: dict[str, str | None],
+              topics: Sequence[str]) -> np.ndarray: ...
+
+
+class CosineScorer:
+    """(1 + cos) / 2 of the question and `Head -> relation -> Tail` embeddings: positive,
+    as path pooling's positional term needs."""
+
+    name = "cosine"
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def score(self, question: str, triples: Sequence[Triple], names: dict[str, str | None],
+              topics: Sequence[str]) -> np.ndarray:
+        if not triples:
+            return np.zeros(0, dtype=np.float32)
+        vectors = self.embedder.encode([question, *(triple_text(t, names) for t in triples)])
+        return (1.0 + vectors[1:] @ vectors[0]) / 2.0
+
+
+def make_scorer(config: TriplesConfig, embedder: Embedder) -> TripleScorer:
+    if config.scorer == "kg-scout":
+        if config.scorer_model is None:
+            raise ValueError("scorer kg-scout needs a trained model: --scorer-model model.pt (kgqa train kg-scout)")
+        from agent.optional.kg_scout import KGScoutScorer
+
+        return KGScoutScorer.load(config.scorer_model, embedder)
+    return CosineScorer(embedder)
