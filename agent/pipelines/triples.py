@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent.embeddings import Embedder
 from agent.linking import Entity
 from agent.llm.base import LLMClient
@@ -17,8 +19,9 @@ from loaders.questions import Question
 class TriplesPipeline:
     name = "triples"
 
-    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: TriplesConfig | None = None) -> None:
-        self.context = TriplesContext(store, llm, embedder, config or TriplesConfig())
+    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: TriplesConfig | None = None,
+                 model_weights: Path | None = None) -> None:
+        self.context = TriplesContext(store, llm, embedder, config or TriplesConfig(), model_weights)
         self.graph = build_graph(self.context.config)
 
     def run(self, question: Question) -> TriplesState:

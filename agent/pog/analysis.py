@@ -7,11 +7,11 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agent.evaluation.metrics import normalize
+from agent.events import Update, traced
 from agent.linking import resolve_topics
 from agent.pog.context import PoGContext
 from agent.pog.memory import mask_question
 from agent.pog.state import PoGState
-from agent.events import Update, traced
 from prompts import render
 
 

@@ -7,11 +7,11 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agent.evaluation.metrics import normalize
+from agent.events import Update, traced
 from agent.pipelines.base import read_answers
 from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.state import PathCandidate, PoGState, Source
-from agent.events import Update, traced
 from prompts import render
 
 # A name the LLM writes matches an entity when their normalised forms are equal, or one

@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from agent.events import Update, traced
 from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
-from agent.events import Update, traced
 from prompts import render
 
 

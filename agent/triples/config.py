@@ -7,18 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-
-class PoolingConfig(BaseModel):
-    """Path pooling (agent/optional/path_pooling.py)."""
-
-    enabled: bool = False
-    search: Literal["dijkstra", "bfs", "random_walk"] = "dijkstra"
-    pooling: Literal["mean", "max"] = "mean"
-    order: Literal["recency", "middle"] = Field(
-        default="recency", description="recency: best triples last; middle: best at both ends.")
-    reselect_from: int | None = Field(
-        default=None, ge=1, description="Triple reselection: pool the scorer's top N and keep the best top_k "
-        "(the paper: 500); unset: rerank the top_k only.")
+from agent.optional.config import FIConfig, PoolingConfig
 
 
 class TriplesConfig(BaseModel):
@@ -29,4 +18,5 @@ class TriplesConfig(BaseModel):
     scorer_model: Path | None = Field(default=None, description="A KG-Scout checkpoint (kgqa train kg-scout).")
     top_k: int = Field(default=30, ge=1, description="Triples shown to the model.")
     pooling: PoolingConfig = Field(default_factory=PoolingConfig)
+    fi: FIConfig = Field(default_factory=FIConfig)
     answer_max_tokens: int = Field(default=64, ge=8)

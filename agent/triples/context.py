@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
+from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer
 from agent.triples.config import TriplesConfig
 from agent.triples.scorers import TripleScorer, make_scorer
 from kg_store import GraphStore
@@ -18,9 +21,23 @@ class TriplesContext:
     llm: LLMClient
     embedder: Embedder
     config: TriplesConfig = field(default_factory=TriplesConfig)
+    # The embedded model's GGUF, when that is the model in use: GraphRAG-FI reads its attention.
+    model_weights: Path | None = None
     scorer: TripleScorer = field(init=False)
     neighbours: NeighborCache = field(init=False)  # for topic linking
 
     def __post_init__(self) -> None:
         self.scorer = make_scorer(self.config, self.embedder)
         self.neighbours = NeighborCache(self.store, limit_per_entity=self.config.max_degree)
+
+    @cached_property
+    def coarse_scorer(self) -> AttentionPathScorer | SimilarityPathScorer:
+        """GraphRAG-FI's coarse filter: attention when the model's weights are here, else
+        (or when asked) embedding similarity, the paper's labelled fallback."""
+        wanted = self.config.fi.coarse
+        if wanted == "attention" and self.model_weights is None:
+            raise ValueError("the attention coarse filter reads the embedded model's weights; with an endpoint use "
+                             "KGQA_TRIPLES__FI__COARSE=similarity")
+        if wanted == "similarity" or self.model_weights is None:
+            return SimilarityPathScorer(self.embedder)
+        return AttentionPathScorer(self.model_weights.parent, self.model_weights.name)

@@ -6,6 +6,7 @@ from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
 from agent.linking import resolve_topics
+from agent.optional.graphrag_fi import answer_confidences, coarse_filter, fine_filter, integrate
 from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
 from agent.pipelines.base import read_answers
 from agent.triples.context import TriplesContext
@@ -56,18 +57,66 @@ def pool_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
 
 
 @traced
+def filter_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """GraphRAG-FI's filter: the coarse scorer keeps the best `keep` triples; the model
+    marks the useful ones among them (the High Priority Paths)."""
+    ctx, fi = runtime.context, runtime.context.config.fi
+    triples = state.get("triples") or []
+    lines = [t.text for t in triples]
+    scorer = ctx.coarse_scorer
+    scores = scorer.scores(state["question"], lines)
+    kept = coarse_filter(scores, fi.keep)
+    kept_lines = [lines[i] for i in kept]
+    picked = fine_filter(ctx.llm, state["question"], kept_lines) if fi.fine else []
+    return {"triples": [triples[i] for i in kept],
+            "fi": {"coarse_filter": scorer.name, "coarse": [{"text": lines[i], "score": round(scores[i], 6)} for i in kept],
+                   "high_priority": [kept_lines[i] for i in picked]}}
+
+
+@traced
 def answer(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
-    """The model reads the triples (merged into paths when pooled) and names the answers."""
+    """The model reads the triples (merged into paths when pooled; in High Priority and
+    Additional blocks after GraphRAG-FI's filter) and names the answers."""
     ctx = runtime.context
+    config = ctx.config
     triples = state.get("triples") or []
     names = state.get("names") or {}
-    if ctx.config.pooling.enabled:
-        kind, evidence = "pog_answer", "\n".join(merged_lines([t.triple for t in triples], names))
-        prompt = render(kind, paths=evidence, question=state["question"])
+    question = state["question"]
+
+    def lines(chosen: list[ScoredTriple]) -> str:
+        if config.pooling.enabled:
+            return "\n".join(merged_lines([t.triple for t in chosen], names))
+        return "\n".join(t.text for t in chosen)
+
+    high = set((state.get("fi") or {}).get("high_priority") or [])
+    if config.fi.filter:
+        kind = "answer_fi"
+        first, rest = [t for t in triples if t.text in high], [t for t in triples if t.text not in high]
+        evidence = f"High Priority Paths:\n{lines(first)}\n\nAdditional Paths:\n{lines(rest)}"
+        prompt = render(kind, high=lines(first) or "(none)", additional=lines(rest) or "(none)", question=question)
+    elif config.pooling.enabled:
+        kind, evidence = "pog_answer", lines(triples)
+        prompt = render(kind, paths=evidence, question=question)
     else:
-        kind, evidence = "answer_triples", "\n".join(t.text for t in triples)
-        prompt = render(kind, triples=evidence or "(no facts found)", question=state["question"])
-    reply = ctx.llm.chat([{"role": "user", "content": prompt}], max_tokens=ctx.config.answer_max_tokens)
+        kind, evidence = "answer_triples", lines(triples)
+        prompt = render(kind, triples=evidence or "(no facts found)", question=question)
+    reply = ctx.llm.chat([{"role": "user", "content": prompt}], max_tokens=config.answer_max_tokens,
+                         logprobs=config.fi.integrate)
     answers = read_answers(reply.text, [n for n in names.values() if n])
     return {"evidence": evidence, "prompt_kind": kind, "raw_output": reply.text, "answers": answers,
-            "source": "kg" if triples else "llm"}
+            "answer_logprobs": reply.logprobs, "source": "kg" if triples else "llm"}
+
+
+@traced
+def integrate_answers(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+    """GraphRAG-FI's integration: the graph's answers that the model gave with confidence
+    >= tau_graph, then its own (no paths) answers with confidence >= tau_llm."""
+    ctx, fi = runtime.context, runtime.context.config.fi
+    own = ctx.llm.chat([{"role": "user", "content": render("answer_io", question=state["question"])}],
+                       max_tokens=ctx.config.answer_max_tokens, logprobs=True)
+    graph = answer_confidences(state.get("raw_output") or "", state.get("answer_logprobs"))
+    llm_only = answer_confidences(own.text, own.logprobs)
+    final, decisions = integrate(graph, llm_only, fi.tau_graph, fi.tau_llm)
+    kept = {d["source"] for d in decisions if d["kept"]}
+    source = "kg+llm" if kept == {"graph", "llm"} else "llm" if kept == {"llm"} else "kg"
+    return {"answers": final, "source": source, "fi": {**(state.get("fi") or {}), "integration": decisions}}

@@ -41,6 +41,8 @@ class TriplesState(TypedDict, total=False):
     evidence: str  # what the answer prompt reads
     prompt_kind: str  # answer_triples (one triple a line) or pog_answer (merged paths)
     raw_output: str
+    answer_logprobs: list[tuple[str, float]] | None  # of the answer reply, for GraphRAG-FI's integration
+    fi: dict[str, object]  # GraphRAG-FI: which coarse filter ran, its scores, the model's picks, each answer's fate
     answers: list[str]
     source: str | None
     events: Annotated[list[dict], operator.add]

@@ -56,6 +56,11 @@ def eval_command(
     pooling_search: Annotated[str | None, typer.Option(help="triples: dijkstra, bfs or random_walk.")] = None,
     pooling_order: Annotated[str | None, typer.Option(help="triples: recency or middle.")] = None,
     reselect_from: Annotated[int | None, typer.Option(help="triples: pool the scorer's top N, keep top-k.")] = None,
+    fi_filter: Annotated[bool | None, typer.Option("--fi-filter/--no-fi-filter",
+                                                   help="triples: GraphRAG-FI coarse and fine filter.")] = None,
+    fi_integrate: Annotated[bool | None, typer.Option("--fi-integrate/--no-fi-integrate",
+                                                      help="triples: GraphRAG-FI answer integration.")] = None,
+    fi_coarse: Annotated[str | None, typer.Option(help="triples: auto, attention or similarity.")] = None,
     traces: Annotated[bool, typer.Option("--traces/--no-traces",
                                          help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
@@ -73,7 +78,8 @@ def eval_command(
     settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
     settings = with_triples_flags(settings, {
         "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
-        "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from})
+        "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from,
+        "fi.filter": fi_filter, "fi.integrate": fi_integrate, "fi.coarse": fi_coarse})
     if no_cache:
         settings = settings.model_copy(update={"llm_cache": False})
     try:

@@ -1,0 +1,33 @@
+"""Settings of the optional nodes, shared by the pipelines that can run them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class PoolingConfig(BaseModel):
+    """Path pooling (agent/optional/path_pooling.py)."""
+
+    enabled: bool = False
+    search: Literal["dijkstra", "bfs", "random_walk"] = "dijkstra"
+    pooling: Literal["mean", "max"] = "mean"
+    order: Literal["recency", "middle"] = Field(
+        default="recency", description="recency: best triples last; middle: best at both ends.")
+    reselect_from: int | None = Field(
+        default=None, ge=1, description="Triple reselection: pool the scorer's top N and keep the best top_k "
+        "(the paper: 500); unset: rerank the top_k only.")
+
+
+class FIConfig(BaseModel):
+    """GraphRAG-FI (agent/optional/graphrag_fi.py)."""
+
+    filter: bool = Field(default=False, description="Coarse (attention) and fine (LLM) path filtering.")
+    coarse: Literal["auto", "attention", "similarity"] = Field(
+        default="auto", description="auto: attention with the embedded model's weights, similarity for endpoints.")
+    keep: int = Field(default=40, ge=1, description="Paths the coarse filter keeps.")
+    fine: bool = Field(default=True, description="Let the model mark the useful paths (High Priority Paths).")
+    integrate: bool = Field(default=False, description="Join the graph's answer with the model-only answer by confidence.")
+    tau_graph: float = Field(default=0.5, ge=0.0, le=1.0, description="Confidence a graph answer needs.")
+    tau_llm: float = Field(default=1.0, ge=0.0, le=1.0, description="Confidence a model-only answer needs.")

@@ -1,0 +1,208 @@
+"""GraphRAG-FI (Guo et al. 2025): filter the retrieved paths, then integrate the graph's
+answer with the model's own by their confidences.
+
+Coarse filter: the answering model reads the usual prompt with every path; the last
+prompt token's attention at layer `num_layers // 2 + 2` over each path's tokens scores
+it, (max + mean) / 2 over heads and tokens; the top `keep` (40) stay. This needs the
+model's weights (`AttentionPathScorer`, the embedded Qwen loaded into transformers from
+its GGUF); for an endpoint the fallback is embedding similarity (`SimilarityPathScorer`,
+the paper's own "Similarity" baseline), and results say which one ran.
+Fine filter: the model lists the useful paths; they are shown as "High Priority Paths",
+the rest of the coarse selection as "Additional Paths".
+Integration: an answer's confidence is the mean probability of its tokens; the graph's
+answers with confidence >= tau_graph (0.5) and the model-only answers with confidence
+>= tau_llm (1: only answers the model is certain of) are joined, the graph's first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from agent.embeddings import Embedder
+from agent.evaluation.metrics import normalize
+from agent.llm.base import LLMClient
+from agent.pipelines.base import read_answers
+from prompts import render
+
+# RoG's answering instruction, the prompt layout the attention pass reads (paper, A.6).
+ROG_INSTRUCTION = ("Based on the reasoning paths, please answer the given question. Please keep the answer as simple "
+                   "as possible and return all the possible answers as a list.")
+# "tau_L = 1" compares floating-point probabilities: this much below 1 still counts as 1.
+CERTAIN = 1e-6
+
+
+def rog_prompt(question: str, paths: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The prompt and each path's character span in it."""
+    prompt = f"{ROG_INSTRUCTION}\n\nReasoning Paths:\n"
+    spans = []
+    for path in paths:
+        spans.append((len(prompt), len(prompt) + len(path)))
+        prompt += path + "\n"
+    return prompt + f"\nQuestion:\n{question}", spans
+
+
+class SimilarityPathScorer:
+    """The fallback for models whose attention we cannot read: cosine of question and path."""
+
+    name = "similarity"
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def scores(self, question: str, paths: Sequence[str]) -> list[float]:
+        if not paths:
+            return []
+        vectors = self.embedder.encode([question, *paths])
+        return [float(x) for x in vectors[1:] @ vectors[0]]
+
+
+class _StopAtLayer(Exception):
+    pass
+
+
+class AttentionPathScorer:
+    """The paper's coarse filter with the embedded model's own weights (transformers, CPU).
+
+    Only one attention row is needed (the last token's, at one layer), so the forward pass
+    stops at that layer's input and the row is computed from its query and key
+    projections (rotary positions and grouped key/value heads included): the same numbers
+    as the model's eager attention, without the other layers' maps."""
+
+    name = "attention"
+
+    def __init__(self, model_dir: Path, gguf_file: str) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), gguf_file=gguf_file)
+        self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), gguf_file=gguf_file,
+                                                          dtype=torch.float32).eval()
+        self.layer = self.model.config.num_hidden_layers // 2 + 2
+
+    def scores(self, question: str, paths: Sequence[str]) -> list[float]:
+        if not paths:
+            return []
+        prompt, spans = rog_prompt(question, paths)
+        encoded = self.tokenizer(prompt, return_tensors="pt", return_offsets_mapping=True)
+        offsets = encoded["offset_mapping"][0].tolist()
+        weights = self.last_token_attention(encoded["input_ids"])  # (heads, tokens)
+        result = []
+        for start, end in spans:
+            tokens = [i for i, (a, b) in enumerate(offsets) if a < end and b > start]
+            block = weights[:, tokens]
+            result.append(float((block.max() + block.mean()) / 2) if tokens else 0.0)
+        return result
+
+    def last_token_attention(self, input_ids) -> np.ndarray:
+        torch = self._torch
+        layer = self.model.model.layers[self.layer]
+        captured: dict[str, object] = {}
+
+        def capture(module, args, kwargs):  # noqa: ANN001 - a torch hook
+            captured["hidden"] = args[0] if args else kwargs["hidden_states"]
+            captured["rotary"] = kwargs["position_embeddings"]
+            raise _StopAtLayer
+
+        hook = layer.register_forward_pre_hook(capture, with_kwargs=True)
+        try:
+            with torch.no_grad():
+                self.model(input_ids=input_ids)
+        except _StopAtLayer:
+            pass
+        finally:
+            hook.remove()
+        from transformers.models.qwen2.modeling_qwen2 import apply_rotary_pos_emb
+
+        config, attention = self.model.config, layer.self_attn
+        head_dim = config.hidden_size // config.num_attention_heads
+        with torch.no_grad():
+            hidden = layer.input_layernorm(captured["hidden"])
+            queries = attention.q_proj(hidden).view(1, -1, config.num_attention_heads, head_dim).transpose(1, 2)
+            keys = attention.k_proj(hidden).view(1, -1, config.num_key_value_heads, head_dim).transpose(1, 2)
+            cos, sin = captured["rotary"]
+            queries, keys = apply_rotary_pos_emb(queries, keys, cos, sin)
+            keys = keys.repeat_interleave(config.num_attention_heads // config.num_key_value_heads, dim=1)
+            logits = (queries[0, :, -1:, :] @ keys[0].transpose(-1, -2)).squeeze(1) * attention.scaling
+            return torch.softmax(logits, dim=-1).numpy()
+
+
+def coarse_filter(scores: Sequence[float], keep: int) -> list[int]:
+    """Indices of the `keep` best paths, best first (ties keep the retrieval order)."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:keep]
+
+
+class PathPicks(BaseModel):
+    paths: list[int] = Field(default_factory=list)
+
+
+def fine_filter(llm: LLMClient, question: str, paths: Sequence[str]) -> list[int]:
+    """Indices (0-based, in the model's order) of the paths the model calls useful."""
+    if not paths:
+        return []
+    listing = "\n".join(f"{i}. {p}" for i, p in enumerate(paths, 1))
+    reply = llm.chat([{"role": "user", "content": render("fi_fine_filter", question=question, paths=listing)}],
+                     schema=PathPicks, temperature=0.0, max_tokens=96)
+    picked: PathPicks = reply.parsed or PathPicks()
+    return list(dict.fromkeys(n - 1 for n in picked.paths if 1 <= n <= len(paths)))
+
+
+@dataclass(frozen=True)
+class ScoredAnswer:
+    answer: str
+    probability: float
+
+
+_ANSWER_LINE = re.compile(r"^\s*(?:[-*\d.)\s]*)ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def answer_confidences(text: str, logprobs: Sequence[tuple[str, float]] | None) -> list[ScoredAnswer]:
+    """Each answer of a reply with its confidence: the mean probability of the tokens
+    that spell it (tokens are matched to the reply's characters; `ans:` and line breaks
+    are not part of an answer). Without logprobs every answer has confidence 0."""
+    answers = read_answers(text)
+    if not logprobs:
+        return [ScoredAnswer(a, 0.0) for a in answers]
+    starts, position = [], 0
+    for token, _ in logprobs:
+        starts.append(position)
+        position += len(token)
+    spelled = "".join(token for token, _ in logprobs)
+    scored = []
+    for answer in answers:
+        found = next((m for m in _ANSWER_LINE.finditer(spelled) if answer in m.group(1)), None)
+        start = spelled.find(answer, found.start(1) if found else 0)
+        if start < 0:
+            scored.append(ScoredAnswer(answer, 0.0))
+            continue
+        end = start + len(answer)
+        probabilities = [math.exp(lp) for (token, lp), s in zip(logprobs, starts, strict=True)
+                         if s < end and s + len(token) > start and token.strip()]
+        scored.append(ScoredAnswer(answer, sum(probabilities) / len(probabilities) if probabilities else 0.0))
+    return scored
+
+
+def integrate(graph: Sequence[ScoredAnswer], llm_only: Sequence[ScoredAnswer], tau_graph: float,
+              tau_llm: float) -> tuple[list[str], list[dict]]:
+    """The graph's answers that pass tau_graph, then the model-only answers that pass
+    tau_llm, without repeats; with each candidate's probability and fate for the trace."""
+    final: list[str] = []
+    decisions = []
+    for source, answers, tau in (("graph", graph, tau_graph), ("llm", llm_only, tau_llm)):
+        for scored in answers:
+            passed = scored.probability >= tau - CERTAIN
+            duplicate = normalize(scored.answer) in {normalize(a) for a in final}
+            if passed and not duplicate:
+                final.append(scored.answer)
+            decisions.append({"source": source, "answer": scored.answer, "probability": round(scored.probability, 6),
+                              "kept": passed and not duplicate, "threshold": tau})
+    return final, decisions

@@ -1,0 +1,133 @@
+"""GraphRAG-FI: confidences from token log-probabilities, the integration rule, the
+filters inside the triple pipeline, and the attention pass against the model's own."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from agent.embeddings import Embedder
+from agent.linking import Entity
+from agent.llm import FakeLLM
+from agent.llm.base import LLMReply
+from agent.optional.config import FIConfig
+from agent.optional.graphrag_fi import (
+    ScoredAnswer,
+    answer_confidences,
+    coarse_filter,
+    integrate,
+    rog_prompt,
+)
+from agent.triples.config import TriplesConfig
+from agent.triples.context import TriplesContext
+from agent.triples.graph import run_question
+from tests.pog_fixture import film_store, prompt_kind
+
+
+def tokens(*pairs: tuple[str, float]) -> list[tuple[str, float]]:
+    """(token, probability) pairs as the (token, logprob) pairs a model returns."""
+    return [(t, math.log(p)) for t, p in pairs]
+
+
+def test_an_answers_confidence_is_the_mean_probability_of_its_own_tokens() -> None:
+    reply = "ans: Ron Howard\nans: Penny Marshall"
+    logprobs = tokens(("ans", 0.99), (":", 0.99), (" Ron", 0.8), (" Howard", 0.6), ("\n", 0.9),
+                      ("ans", 0.99), (":", 0.99), (" Penny", 0.3), (" Marshall", 0.5))
+    scored = answer_confidences(reply, logprobs)
+    assert [s.answer for s in scored] == ["Ron Howard", "Penny Marshall"]
+    assert scored[0].probability == pytest.approx(0.7) and scored[1].probability == pytest.approx(0.4)
+    assert answer_confidences(reply, None) == [ScoredAnswer("Ron Howard", 0.0), ScoredAnswer("Penny Marshall", 0.0)]
+
+
+def test_integration_keeps_confident_graph_answers_then_certain_model_answers() -> None:
+    graph = [ScoredAnswer("Ron Howard", 0.7), ScoredAnswer("Penny Marshall", 0.4)]
+    own = [ScoredAnswer("Steven Spielberg", 1.0 - 1e-9), ScoredAnswer("ron howard", 1.0), ScoredAnswer("Jaws", 0.95)]
+    final, decisions = integrate(graph, own, tau_graph=0.5, tau_llm=1.0)
+    assert final == ["Ron Howard", "Steven Spielberg"]  # the graph's first; the repeat and the unsure one dropped
+    fates = {(d["source"], d["answer"]): d["kept"] for d in decisions}
+    assert fates == {("graph", "Ron Howard"): True, ("graph", "Penny Marshall"): False,
+                     ("llm", "Steven Spielberg"): True, ("llm", "ron howard"): False, ("llm", "Jaws"): False}
+    assert integrate([], [], 0.5, 1.0) == ([], [])
+
+
+def test_the_coarse_filter_keeps_the_best_in_order_and_the_prompt_knows_each_span() -> None:
+    assert coarse_filter([0.1, 0.5, 0.3, 0.5], keep=3) == [1, 3, 2]
+    prompt, spans = rog_prompt("who?", ["A -> r -> B", "C -> s -> D"])
+    assert [prompt[a:b] for a, b in spans] == ["A -> r -> B", "C -> s -> D"]
+    assert prompt.rstrip().endswith("Question:\nwho?")
+
+
+def fi_model(picks: str, answer: str, answer_probability: float, own: str, own_probability: float) -> FakeLLM:
+    def reply(messages: list[dict]) -> LLMReply:
+        prompt = messages[-1]["content"]
+        if prompt.startswith("Which of these numbered reasoning paths") or "not valid JSON" in prompt:
+            return LLMReply(picks)
+        if "High Priority Paths" in prompt:
+            text = f"ans: {answer}"
+            return LLMReply(text, logprobs=tokens(("ans", 1.0), (":", 1.0), (" " + answer, answer_probability)))
+        assert prompt_kind(prompt) == "io"
+        return LLMReply(f"ans: {own}", logprobs=tokens(("ans", 1.0), (":", 1.0), (" " + own, own_probability)))
+
+    return FakeLLM(reply)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def test_the_filter_and_integration_in_the_triple_pipeline(embedder: Embedder) -> None:
+    llm = fi_model('{"paths": [2]}', "Ron Howard", 0.9, "Steven Spielberg", 0.5)
+    config = TriplesConfig(top_k=12, fi=FIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
+    state = run_question(TriplesContext(film_store(), llm, embedder, config),
+                         "who directed the films Tom Hanks acted in", [Entity(id="Tom Hanks")])
+    fi = state["fi"]
+    assert fi["coarse_filter"] == "similarity" and len(fi["coarse"]) == 5 == len(state["triples"])
+    assert fi["high_priority"] == [fi["coarse"][1]["text"]]  # the model picked number 2
+    answer_prompt = next(c[-1]["content"] for c in llm.calls if "High Priority Paths" in c[-1]["content"])
+    high_block = answer_prompt.split("High Priority Paths:\n")[1].split("\n\nAdditional Paths:")[0]
+    assert high_block == fi["coarse"][1]["text"]
+    # 0.9 >= tau_graph keeps the graph's answer; 0.5 < tau_llm = 1 drops the model's own
+    assert state["answers"] == ["Ron Howard"] and state["source"] == "kg"
+    assert [(d["answer"], d["kept"]) for d in fi["integration"]] == [("Ron Howard", True), ("Steven Spielberg", False)]
+    assert [e["node"] for e in state["events"]] == ["link_topics", "retrieve_triples", "filter_paths", "answer",
+                                                     "integrate_answers"]
+
+
+def test_an_unsure_graph_answer_gives_way_to_a_certain_model_answer(embedder: Embedder) -> None:
+    llm = fi_model("}{ garbage", "Ron Howard", 0.2, "Penny Marshall", 1.0)
+    config = TriplesConfig(top_k=12, fi=FIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
+    state = run_question(TriplesContext(film_store(), llm, embedder, config), "who directed Big", [Entity(id="Big")])
+    assert state["fi"]["high_priority"] == []  # garbage from the fine filter: no High Priority paths
+    assert state["answers"] == ["Penny Marshall"] and state["source"] == "llm"
+
+
+@pytest.mark.llm
+def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention(tmp_path) -> None:
+    from tests.test_local_llm import require_local_model
+
+    require_local_model()
+    import torch
+
+    from agent.llm.local import MODELS, assemble
+    from agent.optional.graphrag_fi import AttentionPathScorer
+
+    weights = assemble(MODELS["qwen-0.5b"], tmp_path / "models")
+    scorer = AttentionPathScorer(weights.parent, weights.name)
+    paths = ["Big -> directed_by -> Penny Marshall", "Big -> release_year -> 1988"]
+    prompt, spans = rog_prompt("who directed Big?", paths)
+    encoded = scorer.tokenizer(prompt, return_tensors="pt", return_offsets_mapping=True)
+    scorer.model.config._attn_implementation = "eager"
+    with torch.no_grad():
+        eager = scorer.model(input_ids=encoded["input_ids"], output_attentions=True).attentions[scorer.layer][0, :, -1, :]
+    assert scorer.layer == scorer.model.config.num_hidden_layers // 2 + 2
+    row = scorer.last_token_attention(encoded["input_ids"])
+    assert np.allclose(row, eager.numpy(), atol=1e-5)
+    offsets = encoded["offset_mapping"][0].tolist()
+    expected = []
+    for start, end in spans:
+        block = eager.numpy()[:, [i for i, (a, b) in enumerate(offsets) if a < end and b > start]]
+        expected.append((block.max() + block.mean()) / 2)
+    assert scorer.scores("who directed Big?", paths) == pytest.approx(expected, abs=1e-5)
