@@ -21,7 +21,7 @@ RANKED_PER_EVENT = 20
 
 def traced(node: Node) -> Node:
     @wraps(node)
-    def run(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    def run(state: Any, runtime: Runtime[Any]) -> Update:
         started, wall = time.perf_counter(), time.time()
         update = node(state, runtime)
         event = {"node": node.__name__, "started": round(wall, 3), "seconds": round(time.perf_counter() - started, 4),

@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent import PoGConfig, PoGContext, build_graph, run_question  # noqa: E402
 from agent.embeddings import Embedder  # noqa: E402
 from agent.llm import FakeLLM  # noqa: E402
-from agent import PoGConfig, PoGContext, build_graph, run_question  # noqa: E402
 from agent.pog.state import Entity  # noqa: E402
 from kg_store import open_store  # noqa: E402
 from loaders.load import load_file  # noqa: E402

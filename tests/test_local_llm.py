@@ -135,10 +135,10 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
     require_local_model()
     from importlib import resources
 
+    from agent import PoGConfig
     from agent.embeddings import Embedder
     from agent.llm.factory import open_llm
     from agent.pipelines.pog import PoGPipeline
-    from agent import PoGConfig
     from kg_store.memory import MemoryStore
     from kgqa.settings import Settings
     from loaders.load import load_file

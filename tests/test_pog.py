@@ -9,9 +9,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 
+from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
-from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.pog.answering import answer_from_paths
 from agent.pog.memory import MemoryEntry, PathMemory
 from agent.pog.paths import path_text

@@ -25,6 +25,7 @@ from kgqa.cli.common import (
     out,
     settings_from,
     with_pog_flags,
+    with_triples_flags,
 )
 from loaders.records import MalformedInput
 
