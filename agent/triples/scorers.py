@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from agent.embeddings import Embedder
-from agent.pipelines.facts import triple_text
+from agent.optional.kg_scout.features import linearise
 from agent.triples.config import TriplesConfig
 from kg_store import Triple
 
@@ -22,8 +22,9 @@ class TripleScorer(Protocol):
 
 
 class CosineScorer:
-    """(1 + cos) / 2 of the question and `Head -> relation -> Tail` embeddings: positive,
-    as path pooling's positional term needs."""
+    """(1 + cos) / 2 of the question's and the triple's embeddings (the triple linearised as
+    KG-Scout does, so this is its pre-filter's ranking): positive, as path pooling's
+    positional term needs."""
 
     name = "cosine"
 
@@ -34,7 +35,7 @@ class CosineScorer:
               topics: Sequence[str]) -> np.ndarray:
         if not triples:
             return np.zeros(0, dtype=np.float32)
-        vectors = self.embedder.encode([question, *(triple_text(t, names) for t in triples)])
+        vectors = self.embedder.encode([question, *(linearise(t, names) for t in triples)])
         return (1.0 + vectors[1:] @ vectors[0]) / 2.0
 
 
@@ -42,7 +43,7 @@ def make_scorer(config: TriplesConfig, embedder: Embedder) -> TripleScorer:
     if config.scorer == "kg-scout":
         if config.scorer_model is None:
             raise ValueError("scorer kg-scout needs a trained model: --scorer-model model.pt (kgqa train kg-scout)")
-        from agent.optional.kg_scout import KGScoutScorer
+        from agent.optional.kg_scout.scorer import KGScoutScorer
 
         return KGScoutScorer.load(config.scorer_model, embedder)
     return CosineScorer(embedder)

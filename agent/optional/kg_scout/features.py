@@ -1,0 +1,75 @@
+"""KG-Scout's inputs for one question: the question subgraph's triples linearised and
+embedded, the top `limit` by cosine to the question kept as candidates, each with its
+relation phrase's embedding and the personalised PageRank of its head and tail (teleport
+to the topic entities, on the whole subgraph)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from agent.embeddings import Embedder
+from kg_store import Triple
+
+_SEPARATORS = re.compile(r"[._/]+")
+
+
+def relation_phrase(relation: str) -> str:
+    """`location.country.languages_spoken` -> `location country languages spoken`."""
+    return " ".join(_SEPARATORS.sub(" ", relation).split())
+
+
+def linearise(triple: Triple, names: dict[str, str | None]) -> str:
+    """The thesis' text of a triple: head, relation phrase and tail joined by spaces."""
+    return f"{names.get(triple.head) or triple.head} {relation_phrase(triple.relation)} {names.get(triple.tail) or triple.tail}"
+
+
+def personalised_pagerank(triples: Sequence[Triple], topics: Sequence[str]) -> dict[str, float]:
+    """PageRank with restarts at the topic entities (alpha 0.85), head -> tail edges; empty
+    when no topic entity is in the graph or the iteration does not converge."""
+    graph = nx.DiGraph()
+    graph.add_edges_from((t.head, t.tail) for t in triples)
+    seeds = {t: 1.0 for t in topics if t in graph}
+    if not seeds:
+        return {}
+    try:
+        return nx.pagerank(graph, alpha=0.85, personalization=seeds, max_iter=100, tol=1e-5)
+    except nx.PowerIterationFailedConvergence:
+        return {}
+
+
+@dataclass
+class Candidates:
+    triples: list[Triple]  # the candidates, best cosine first
+    cosine: np.ndarray  # (N,)
+    question: np.ndarray  # (384,)
+    triple_vectors: np.ndarray  # (N, 384)
+    relation_vectors: np.ndarray  # (N, 384)
+    ppr: np.ndarray  # (N, 2): head, tail
+
+    def __len__(self) -> int:
+        return len(self.triples)
+
+
+def candidates_for(question: str, triples: Sequence[Triple], names: dict[str, str | None], topics: Sequence[str],
+                   embedder: Embedder, limit: int = 1000) -> Candidates:
+    triples = list(dict.fromkeys(triples))
+    vectors = embedder.encode([question, *(linearise(t, names) for t in triples)])
+    cosine = vectors[1:] @ vectors[0]
+    best = np.argsort(-cosine, kind="stable")[:limit]
+    chosen = [triples[i] for i in best]
+    phrases = sorted({relation_phrase(t.relation) for t in chosen})
+    phrase_vectors = dict(zip(phrases, embedder.encode(phrases), strict=True)) if phrases else {}
+    ppr = personalised_pagerank(triples, topics)
+    dims = vectors.shape[1]
+    return Candidates(
+        triples=chosen, cosine=cosine[best].astype(np.float32), question=vectors[0],
+        triple_vectors=vectors[1:][best] if len(best) else np.zeros((0, dims), np.float32),
+        relation_vectors=np.stack([phrase_vectors[relation_phrase(t.relation)] for t in chosen])
+        if chosen else np.zeros((0, dims), np.float32),
+        ppr=np.array([[ppr.get(t.head, 0.0), ppr.get(t.tail, 0.0)] for t in chosen], dtype=np.float32).reshape(-1, 2),
+    )

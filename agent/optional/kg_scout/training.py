@@ -1,0 +1,199 @@
+"""Training KG-Scout: REINFORCE with a running baseline over questions with gold answers.
+
+Per question: the policy scores the candidates, k of them are drawn without replacement,
+the reward of that selection (reward.py) minus the baseline weighs the draws' mean
+log-probability. AdamW (lr 1e-4), gradients of `accumulate` questions per step, clipped
+at 1.0, a cosine learning-rate schedule after a warm-up; after each epoch the mean reward of
+the deterministic top-k on held-out validation questions decides early stopping, and the
+best epoch's weights are kept (the authors' code's settings where the thesis is silent).
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from agent.embeddings import MODEL_ID, Embedder
+from agent.evaluation.metrics import normalize
+from agent.optional.kg_scout.features import Candidates, candidates_for
+from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacement
+from agent.optional.kg_scout.reward import Edge, reward, shortest_paths
+from kg_store import GraphStore
+from loaders.questions import Gold, Question
+
+CHECKPOINT_VERSION = 1
+
+
+@dataclass
+class TrainingConfig:
+    candidates: int = 1000  # cosine pre-filter
+    k: int = 100  # triples selected
+    epochs: int = 30
+    learning_rate: float = 1e-4
+    accumulate: int = 32  # questions per optimizer step
+    warmup_steps: int = 100
+    clip: float = 1.0
+    patience: int = 5  # epochs without a better validation reward before stopping
+    validation_share: float = 0.1
+    hops: int = 2  # question subgraph
+    max_degree: int = 200
+    max_edges: int = 5_000
+    seed: int = 0
+
+
+@dataclass
+class Example:
+    question_id: str
+    topics: list[str]
+    answers: set[str]  # ids of the candidates' entities whose names are gold answers
+    candidates: Candidates
+    reference: list[list[Edge]] = field(default_factory=list)  # shortest topic-answer paths among the candidates
+
+    def tensors(self) -> tuple[torch.Tensor, ...]:
+        c = self.candidates
+        return (torch.from_numpy(c.question), torch.from_numpy(c.triple_vectors), torch.from_numpy(c.relation_vectors),
+                torch.from_numpy(c.ppr))
+
+
+def prepare(store: GraphStore, questions: Sequence[Question], gold: dict[str, Gold], embedder: Embedder,
+            config: TrainingConfig, on_question: Callable[[Example | None], None] | None = None) -> list[Example]:
+    """Candidates and features per question; questions whose answers are not among their
+    candidates (the reward would be 0 whatever is chosen), or with no more candidates than
+    k (nothing to choose), teach nothing and are left out (the thesis does the same)."""
+    examples = []
+    for question in questions:
+        topics = [t.id for t in question.topic_entities]
+        subgraph = store.subgraph(topics, hops=config.hops, max_degree=config.max_degree, max_edges=config.max_edges)
+        candidates = candidates_for(question.text, subgraph.triples, subgraph.names, topics, embedder,
+                                    config.candidates)
+        wanted = {normalize(a) for a in gold[question.id].answers}
+        answers = {e for t in candidates.triples for e in (t.head, t.tail)
+                   if normalize(subgraph.names.get(e) or "") in wanted}
+        example = None
+        if answers and len(candidates) > config.k:
+            example = Example(question.id, topics, answers, candidates,
+                              shortest_paths(candidates.triples, topics, answers))
+            examples.append(example)
+        if on_question:
+            on_question(example)
+    return examples
+
+
+def selection_reward(example: Example, chosen: Sequence[int]) -> float:
+    selected = [example.candidates.triples[i] for i in chosen]
+    return reward(selected, example.topics, example.answers, example.reference).total
+
+
+def train(examples: list[Example], config: TrainingConfig,
+          on_epoch: Callable[[dict], None] | None = None) -> tuple[PolicyNetwork, list[dict]]:
+    """The trained policy (its best epoch by validation reward) and each epoch's figures."""
+    torch.manual_seed(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
+    order = list(examples)
+    random.Random(config.seed).shuffle(order)
+    held_out = max(1, math.ceil(config.validation_share * len(order))) if len(order) > 1 else 0
+    validation, training = order[:held_out], order[held_out:] or order
+    model = PolicyNetwork()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
+    total_steps = max(1, len(training) * config.epochs // config.accumulate)
+
+    def schedule(step: int) -> float:  # linear warm-up, then cosine decay
+        if step < config.warmup_steps:
+            return (step + 1) / config.warmup_steps
+        return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - config.warmup_steps) / max(1, total_steps - config.warmup_steps))))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    baseline, pending, history = 0.0, [], []
+    best, best_state, stale = -math.inf, None, 0
+    for epoch in range(1, config.epochs + 1):
+        started = time.perf_counter()
+        model.train()
+        random.Random(config.seed + epoch).shuffle(training)
+        rewards = []
+        optimizer.zero_grad()
+        for count, example in enumerate(training, 1):
+            scores = model(*example.tensors())
+            chosen, log_probs = sample_without_replacement(model.logits(scores), config.k, generator)
+            value = selection_reward(example, chosen.tolist())
+            (-(value - baseline) * log_probs.mean() / config.accumulate).backward()
+            rewards.append(value)
+            pending.append(value)
+            if count % config.accumulate == 0 or count == len(training):
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+                baseline = _update_baseline(baseline, sum(pending) / len(pending))
+                pending = []
+        validation_reward = evaluate(model, validation or training, config.k)
+        row = {"epoch": epoch, "train_reward": round(sum(rewards) / len(rewards), 4),
+               "validation_reward": round(validation_reward, 4), "baseline": round(baseline, 4),
+               "temperature": round(model.temperature.detach().clamp(0.1, 5.0).item(), 4),
+               "seconds": round(time.perf_counter() - started, 1)}
+        history.append(row)
+        if on_epoch:
+            on_epoch(row)
+        if validation_reward > best:
+            best, best_state, stale = validation_reward, {k: v.clone() for k, v in model.state_dict().items()}, 0
+        else:
+            stale += 1
+            if stale >= config.patience:
+                break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    return model, history
+
+
+def _update_baseline(baseline: float, average: float) -> float:
+    """The authors' running baseline: start at 0.8 x the first average, follow large
+    moves by a tenth, never above 0.9 x the latest average."""
+    if baseline == 0:
+        baseline = 0.8 * average
+    elif abs(average - baseline) > 0.5:
+        baseline += 0.1 * (average - baseline)
+    return min(baseline, 0.9 * average)
+
+
+def top_k(model: PolicyNetwork, example: Example, k: int) -> list[int]:
+    with torch.no_grad():
+        scores = model(*example.tensors())
+    return torch.topk(scores, min(k, len(scores))).indices.tolist()
+
+
+def evaluate(model: PolicyNetwork, examples: Sequence[Example], k: int) -> float:
+    """Mean reward of the deterministic top-k (eval mode), the early-stopping signal."""
+    if not examples:
+        return 0.0
+    model.eval()
+    return sum(selection_reward(e, top_k(model, e, k)) for e in examples) / len(examples)
+
+
+def save_checkpoint(path: Path, model: PolicyNetwork, config: TrainingConfig, history: list[dict],
+                    trained_on: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"version": CHECKPOINT_VERSION, "state_dict": model.state_dict(), "config": asdict(config),
+                "history": history, "embedding_model": MODEL_ID, "trained_on": trained_on}, path)
+
+
+def load_checkpoint(path: Path) -> tuple[PolicyNetwork, dict]:
+    """The policy in eval mode and the checkpoint's record; a clear error for anything else."""
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"{path} is not a KG-Scout checkpoint ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(saved, dict) or saved.get("version") != CHECKPOINT_VERSION or "state_dict" not in saved:
+        raise ValueError(f"{path} is not a KG-Scout checkpoint (kgqa train kg-scout writes them)")
+    if saved.get("embedding_model") != MODEL_ID:
+        raise ValueError(f"{path} was trained on {saved.get('embedding_model')} embeddings, not {MODEL_ID}")
+    model = PolicyNetwork()
+    model.load_state_dict(saved["state_dict"])
+    model.eval()
+    return model, saved
