@@ -92,7 +92,7 @@ def test_the_filter_and_integration_in_the_triple_pipeline(embedder: Embedder) -
     # 0.9 >= tau_graph keeps the graph's answer; 0.5 < tau_llm = 1 drops the model's own
     assert state["answers"] == ["Ron Howard"] and state["source"] == "kg"
     assert [(d["answer"], d["kept"]) for d in fi["integration"]] == [("Ron Howard", True), ("Steven Spielberg", False)]
-    assert [e["node"] for e in state["events"]] == ["link_topics", "retrieve_triples", "filter_paths", "answer",
+    assert [e["node"] for e in state["events"]] == ["link_topics", "retrieve_triples", "filter_fi", "answer",
                                                      "integrate_answers"]
 
 

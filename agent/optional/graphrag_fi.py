@@ -136,6 +136,28 @@ class AttentionPathScorer:
             return torch.softmax(logits, dim=-1).numpy()
 
 
+def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None) -> AttentionPathScorer | SimilarityPathScorer:
+    """The coarse filter to run: attention when the answering model's weights are here
+    (the embedded model), else, or when asked, embedding similarity (the paper's own
+    "Similarity" baseline: a labelled fallback, not the paper's filter)."""
+    if wanted == "attention" and model_weights is None:
+        raise ValueError("the attention coarse filter reads the embedded model's weights; with an endpoint use the "
+                         "similarity filter (fi.coarse = similarity)")
+    if wanted == "similarity" or model_weights is None:
+        return SimilarityPathScorer(embedder)
+    return AttentionPathScorer(model_weights.parent, model_weights.name)
+
+
+def filter_paths(coarse: AttentionPathScorer | SimilarityPathScorer, llm: LLMClient, question: str,
+                 paths: Sequence[str], keep: int, fine: bool) -> tuple[list[int], list[int], list[float]]:
+    """The coarse filter's `keep` best (best first), the fine filter's picks among them
+    (indices into `paths`, the model's order), and every path's coarse score."""
+    scores = coarse.scores(question, paths)
+    kept = coarse_filter(scores, keep)
+    picked = [kept[i] for i in fine_filter(llm, question, [paths[i] for i in kept])] if fine else []
+    return kept, picked, scores
+
+
 def coarse_filter(scores: Sequence[float], keep: int) -> list[int]:
     """Indices of the `keep` best paths, best first (ties keep the retrieval order)."""
     return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:keep]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
-from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer
+from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
 from agent.triples.config import TriplesConfig
 from agent.triples.scorers import TripleScorer, make_scorer
 from kg_store import GraphStore
@@ -32,12 +32,4 @@ class TriplesContext:
 
     @cached_property
     def coarse_scorer(self) -> AttentionPathScorer | SimilarityPathScorer:
-        """GraphRAG-FI's coarse filter: attention when the model's weights are here, else
-        (or when asked) embedding similarity, the paper's labelled fallback."""
-        wanted = self.config.fi.coarse
-        if wanted == "attention" and self.model_weights is None:
-            raise ValueError("the attention coarse filter reads the embedded model's weights; with an endpoint use "
-                             "KGQA_TRIPLES__FI__COARSE=similarity")
-        if wanted == "similarity" or self.model_weights is None:
-            return SimilarityPathScorer(self.embedder)
-        return AttentionPathScorer(self.model_weights.parent, self.model_weights.name)
+        return coarse_scorer(self.config.fi.coarse, self.embedder, self.model_weights)

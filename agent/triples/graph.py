@@ -1,8 +1,8 @@
 """The triple pipeline's flow in one place; optional nodes join it when configured.
 
-    link_topics -> retrieve_triples -> [pool_paths] -> [filter_paths] -> answer -> [integrate_answers]
+    link_topics -> retrieve_triples -> [pool_paths] -> [filter_fi] -> answer -> [integrate_answers]
 
-pool_paths: path pooling; filter_paths and integrate_answers: GraphRAG-FI.
+pool_paths: path pooling; filter_fi and integrate_answers: GraphRAG-FI.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None):
     """The compiled graph for `settings` (a Settings, or a TriplesConfig)."""
     config: TriplesConfig = getattr(settings, "triples", settings) or TriplesConfig()
     flow = ["link_topics", "retrieve_triples", *(["pool_paths"] if config.pooling.enabled else []),
-            *(["filter_paths"] if config.fi.filter else []), "answer",
+            *(["filter_fi"] if config.fi.filter else []), "answer",
             *(["integrate_answers"] if config.fi.integrate else [])]
     graph = StateGraph(TriplesState, context_schema=TriplesContext)
     for name in flow:

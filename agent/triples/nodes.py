@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
 from agent.linking import resolve_topics
-from agent.optional.graphrag_fi import answer_confidences, coarse_filter, fine_filter, integrate
+from agent.optional.graphrag_fi import answer_confidences, filter_paths, integrate
 from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
 from agent.pipelines.base import read_answers
 from agent.triples.context import TriplesContext
@@ -57,20 +57,17 @@ def pool_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
 
 
 @traced
-def filter_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
+def filter_fi(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
     """GraphRAG-FI's filter: the coarse scorer keeps the best `keep` triples; the model
     marks the useful ones among them (the High Priority Paths)."""
     ctx, fi = runtime.context, runtime.context.config.fi
     triples = state.get("triples") or []
     lines = [t.text for t in triples]
-    scorer = ctx.coarse_scorer
-    scores = scorer.scores(state["question"], lines)
-    kept = coarse_filter(scores, fi.keep)
-    kept_lines = [lines[i] for i in kept]
-    picked = fine_filter(ctx.llm, state["question"], kept_lines) if fi.fine else []
+    kept, picked, scores = filter_paths(ctx.coarse_scorer, ctx.llm, state["question"], lines, fi.keep, fi.fine)
     return {"triples": [triples[i] for i in kept],
-            "fi": {"coarse_filter": scorer.name, "coarse": [{"text": lines[i], "score": round(scores[i], 6)} for i in kept],
-                   "high_priority": [kept_lines[i] for i in picked]}}
+            "fi": {"coarse_filter": ctx.coarse_scorer.name,
+                   "coarse": [{"text": lines[i], "score": round(scores[i], 6)} for i in kept],
+                   "high_priority": [lines[i] for i in picked]}}
 
 
 @traced
