@@ -27,10 +27,12 @@ class JudgedAnswer(BaseModel):
 
 @traced
 def summarise_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
-    """The evidence the answer prompt reads: the kept paths, numbered; with
-    `summary="llm"`, PoG's summary of them by the LLM as well."""
+    """The evidence the answer prompt reads: the kept paths, numbered (or, with path
+    pooling, their best facts as merged paths); with `summary="llm"`, PoG's summary of
+    them by the LLM as well."""
     ctx = runtime.context
-    listing = "\n".join(f"Path {i + 1}: {c.text}" for i, c in enumerate(state.get("kept") or []))
+    listing = (state.get("pooled_evidence") if ctx.config.pooling.enabled else None) or "\n".join(
+        f"Path {i + 1}: {c.text}" for i, c in enumerate(state.get("kept") or []))
     if ctx.config.summary != "llm" or not listing:
         return {"evidence": listing}
     reply = ctx.llm.chat([{"role": "user", "content": render(

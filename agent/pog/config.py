@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent.optional.config import PoolingConfig
+
 # The paper's four pruning strategies.
 Strategy = Literal["fuzzy", "fuzzy+precise", "fuzzy+branch", "fuzzy+branch+precise"]
 STRATEGIES: tuple[str, ...] = Strategy.__args__  # type: ignore[attr-defined]
@@ -46,5 +48,8 @@ class PoGConfig(BaseModel):
         default=0.5, ge=0.0, le=1.0, description="Vote share from which the path memory is trusted: its depth is the "
         "predicted depth, and its best path answers even when the LLM names nothing at its end.")
     weights: ScoreWeights = Field(default_factory=ScoreWeights)
+    pooling: PoolingConfig = Field(default_factory=PoolingConfig, description="Path pooling of the kept paths' facts "
+                                   "before the answer (reselect_from does not apply: every kept fact is pooled).")
+    pooled_facts: int = Field(default=30, ge=1, description="Facts the answer prompt shows when pooling is on.")
     explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
     answer_max_tokens: int = Field(default=96, ge=8)

@@ -6,6 +6,8 @@
           │                              │ (not sufficient:           │
     prune_paths ◄── supplement_with_llm ◄┤  deeper up to D_max,       │
           │     ◄── expand_nodes ◄───────┤  then phase 2, phase 3)    │
+    [pool_kept_paths]                    │                            │
+          │                              │                            │
     summarise_paths                      │                            │
           │                              │                            │
     answer_from_paths ───────────────────┘                            │
@@ -15,6 +17,7 @@
 Phase 1 explores from the topic entities at the predicted depth and goes one hop deeper
 while the answer is not sufficient; phase 2 (supplement) follows the LLM's own guesses;
 phase 3 (expand) takes one more hop from the best phase-1 paths; each runs once.
+pool_kept_paths (path pooling) is in the flow only when `config.pooling.enabled`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from agent.pog.answering import answer_from_paths, finalise, summarise_paths
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
+from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
 from agent.pog.state import Entity, PoGState
 
@@ -61,7 +65,12 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None):
     graph.add_edge("go_deeper", "explore_topic_paths")
     for phase in later_phases:
         graph.add_edge(phase, "prune_paths")
-    graph.add_edge("prune_paths", "summarise_paths")
+    if config.pooling.enabled:  # path pooling reranks the kept paths' facts for the answer
+        graph.add_node("pool_kept_paths", pool_kept_paths)
+        graph.add_edge("prune_paths", "pool_kept_paths")
+        graph.add_edge("pool_kept_paths", "summarise_paths")
+    else:
+        graph.add_edge("prune_paths", "summarise_paths")
     graph.add_edge("summarise_paths", "answer_from_paths")
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
                                 ["finalise", "go_deeper", *later_phases])

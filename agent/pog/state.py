@@ -71,6 +71,9 @@ class PoGState(TypedDict, total=False):
     kept: list[PathCandidate]
     topic_kept: list[PathCandidate]  # the last phase-1 selection (phase 3 expands it)
     names: dict[str, str | None]
+    # path pooling (optional): the kept paths' facts, reranked, as merged-path lines
+    pooled_evidence: str
+    pooled_facts: list[dict[str, object]]
     # answering
     evidence: str  # the kept paths as the answer prompt shows them (or the LLM's summary)
     llm_answers: list[str]

@@ -47,12 +47,14 @@ def ask(
     width: WidthOpt = None,
     depth: DepthOpt = None,
     path_memory: MemoryOpt = None,
+    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling",
+                                                 help="Path pooling: the answer reads the kept paths' best facts.")] = None,
     llm: LLMOpt = None,
     trace: Annotated[Path | None, typer.Option("--trace", help="Write the reasoning trace (JSON) here.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question over a graph store with the Paths-over-Graph agent."""
-    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory)
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, {"enabled": pooling})
     answer_one(settings, settings.store_url, question, topic or [], trace, as_json)
 
 

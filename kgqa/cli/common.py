@@ -51,14 +51,19 @@ def settings_from(store: str | None = None, llm: str | None = None) -> Settings:
 
 
 def with_pog_flags(settings: Settings, strategy: str | None = None, width: int | None = None,
-                   depth: int | None = None, path_memory: Path | None = None) -> Settings:
-    """The settings with the PoG flags that were given laid over them (validated)."""
+                   depth: int | None = None, path_memory: Path | None = None,
+                   pooling: dict[str, object] | None = None) -> Settings:
+    """The settings with the PoG flags that were given laid over them (validated);
+    `pooling` holds PoolingConfig fields (enabled, search, order)."""
     flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory}
     flags = {k: v for k, v in flags.items() if v is not None}
-    if not flags:
+    pooling = {k: v for k, v in (pooling or {}).items() if v is not None}
+    if not flags and not pooling:
         return settings
+    values = {**settings.pog.model_dump(), **flags}
+    values["pooling"] = {**values["pooling"], **pooling}
     try:
-        pog = PoGConfig.model_validate({**settings.pog.model_dump(), **flags})
+        pog = PoGConfig.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
         raise fail(f"invalid PoG option {error['loc'][0]}: {error['msg']}", 2) from exc

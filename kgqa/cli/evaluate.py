@@ -53,9 +53,9 @@ def eval_command(
     scorer: Annotated[str | None, typer.Option(help="triples: cosine or kg-scout.")] = None,
     scorer_model: Annotated[Path | None, typer.Option(help="triples: a KG-Scout checkpoint.")] = None,
     top_k: Annotated[int | None, typer.Option(help="triples: triples shown to the model.")] = None,
-    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling", help="triples: path pooling.")] = None,
-    pooling_search: Annotated[str | None, typer.Option(help="triples: dijkstra, bfs or random_walk.")] = None,
-    pooling_order: Annotated[str | None, typer.Option(help="triples: recency or middle.")] = None,
+    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling", help="Path pooling (triples and pog).")] = None,
+    pooling_search: Annotated[str | None, typer.Option(help="Pooling kernels: dijkstra, bfs or random_walk.")] = None,
+    pooling_order: Annotated[str | None, typer.Option(help="Pooled order: recency (best last) or middle.")] = None,
     reselect_from: Annotated[int | None, typer.Option(help="triples: pool the scorer's top N, keep top-k.")] = None,
     fi_filter: Annotated[bool | None, typer.Option("--fi-filter/--no-fi-filter",
                                                    help="triples: GraphRAG-FI coarse and fine filter.")] = None,
@@ -76,7 +76,8 @@ def eval_command(
 
     if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
         raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
-    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
+    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory,
+                              {"enabled": pooling, "search": pooling_search, "order": pooling_order})
     settings = with_triples_flags(settings, {
         "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
         "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from,
