@@ -111,6 +111,14 @@ def test_sample_is_seeded_and_in_file_order() -> None:
     assert [q.id for q in select(qs, limit=2)] == ["q0", "q1"]
 
 
+def test_a_training_sample_excludes_the_evaluation_sample_and_keeps_its_size() -> None:
+    # Samples with one seed share a prefix: excluding after sampling would leave 1 of 3.
+    qs = QuestionSet(QUESTIONS, GOLD, "x")
+    held_out = {q.id for q in select(qs, sample=2, seed=0)}
+    training = [q.id for q in select(qs, sample=3, seed=0, exclude=held_out)]
+    assert len(training) == 3 and not held_out & set(training)
+
+
 def test_cosine_triples_puts_the_relevant_fact_in_the_prompt() -> None:
     from agent.embeddings import Embedder
     from agent.pipelines.cosine_triples import CosineTriplesPipeline

@@ -11,7 +11,7 @@ import re
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +28,11 @@ SUMMARY_KEYS = (
 )
 
 
-def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0) -> list[Question]:
-    """A fixed-seed sample and/or the first `limit` questions, in file order."""
-    chosen = list(questions.questions)
+def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,
+           exclude: Collection[str] = frozenset()) -> list[Question]:
+    """A fixed-seed sample and/or the first `limit` questions, in file order; questions
+    whose id is in `exclude` are removed before sampling."""
+    chosen = [q for q in questions.questions if q.id not in exclude]
     if sample is not None and sample < len(chosen):
         keep = set(random.Random(seed).sample(range(len(chosen)), sample))
         chosen = [q for i, q in enumerate(chosen) if i in keep]

@@ -52,8 +52,9 @@ def train_kg_scout(
         except (MalformedInput, FileNotFoundError) as exc:
             raise fail(str(exc), 2) from exc
         held_out = {q.id for q in select(question_set, sample=exclude_sample, seed=exclude_seed)} if exclude_sample else set()
-        pool = [q for q in select(question_set, sample=sample, seed=seed) if q.id not in held_out]
-        chosen += pool
+        # Held-out questions are removed before sampling: samples with one seed share a
+        # prefix, so removing them afterwards would shrink the training set instead.
+        chosen += select(question_set, sample=sample, seed=seed, exclude=held_out)
         gold.update(question_set.gold)
     config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, seed=seed)
     embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
