@@ -9,7 +9,7 @@ import pytest
 
 from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished, select
 from agent.llm import FakeLLM
-from agent.llm.base import LLMUnavailable
+from agent.llm.base import LLMTimeout, LLMUnavailable
 from agent.pipelines.base import PipelineResult
 from agent.pipelines.llm_only import LLMOnlyPipeline
 from kg_store import LoadBatch, Triple
@@ -160,3 +160,35 @@ def test_an_unreachable_model_stops_the_run_without_recording_failures(tmp_path:
     assert set(read_finished(out)) == {"q0", "q1"}  # q2..q4 are not written off as wrong answers
     summary = EvalRun(LLMOnlyPipeline(llm), llm, "memory:", out).run(QUESTIONS, GOLD)
     assert summary["n"] == 5 and summary["hits1"] == 0.6
+
+
+class TimingOut:
+    """A pipeline whose model times out on the given questions."""
+
+    name = "llm-only"
+
+    def __init__(self, inner: LLMOnlyPipeline, slow: set[str]) -> None:
+        self.inner, self.slow = inner, slow
+
+    def answer(self, question: Question) -> PipelineResult:
+        if question.id in self.slow:
+            raise LLMTimeout("http://127.0.0.1:1/v1 gave no reply within 120.0s")
+        return self.inner.answer(question)
+
+
+def test_a_timed_out_question_counts_as_wrong_and_a_rerun_tries_it_again(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    llm = FakeLLM(answer_by_number)
+    summary = EvalRun(TimingOut(LLMOnlyPipeline(llm), {"q2"}), llm, "memory:", out).run(QUESTIONS, GOLD)
+    assert summary["n"] == 5 and summary["hits1"] == 0.4  # q2's right answer was lost to the timeout
+    assert set(read_finished(out)) == {"q0", "q1", "q3", "q4"}
+    summary = EvalRun(LLMOnlyPipeline(llm), llm, "memory:", out).run(QUESTIONS, GOLD)
+    assert summary["n"] == 5 and summary["hits1"] == 0.6
+
+
+def test_timeouts_in_a_row_stop_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    llm = FakeLLM(answer_by_number)
+    with pytest.raises(LLMUnavailable, match="in a row timed out"):
+        EvalRun(TimingOut(LLMOnlyPipeline(llm), {"q1", "q2", "q3"}), llm, "memory:", out).run(QUESTIONS, GOLD)
+    assert set(read_finished(out)) == {"q0"}

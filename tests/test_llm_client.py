@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent.llm import FakeLLM, LLMUnavailable, ModelNotFound
+from agent.llm import FakeLLM, LLMTimeout, LLMUnavailable, ModelNotFound
 from agent.llm.cache import CachedLLM
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.parsing import parse_reply
@@ -77,6 +78,7 @@ class Endpoint:
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.script: list[tuple[int, dict]] = []
+        self.delay = 0.0  # seconds before each reply
 
 
 def completion(text: str, logprobs: list[tuple[str, float]] | None = None) -> dict:
@@ -95,6 +97,7 @@ def endpoint() -> Iterator[tuple[Endpoint, str]]:
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append(body)
+            time.sleep(state.delay)
             status, payload = state.script.pop(0) if state.script else (500, {"error": {"message": "no script"}})
             data = json.dumps(payload).encode()
             self.send_response(status)
@@ -109,6 +112,7 @@ def endpoint() -> Iterator[tuple[Endpoint, str]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.handle_error = lambda request, address: None  # a client that gave up closed its socket
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -167,3 +171,10 @@ def test_wrong_model_and_unreachable_endpoint_are_clear_errors(endpoint: tuple[E
         OpenAICompatibleClient(url, "nope", max_retries=0).chat([{"role": "user", "content": "x"}])
     with pytest.raises(LLMUnavailable, match=r"127\.0\.0\.1:9/v1"):
         OpenAICompatibleClient("http://127.0.0.1:9/v1", "m", max_retries=0, timeout=2).chat([{"role": "user", "content": "x"}])
+
+
+def test_a_reply_slower_than_the_timeout_is_a_timeout_not_an_unreachable_endpoint(endpoint: tuple[Endpoint, str]) -> None:
+    state, url = endpoint
+    state.delay, state.script = 1.0, [(200, completion("late"))]
+    with pytest.raises(LLMTimeout, match="no reply within 0.3s"):
+        OpenAICompatibleClient(url, "m", max_retries=0, timeout=0.3).chat([{"role": "user", "content": "x"}])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.evaluation import metrics
-from agent.llm.base import LLMClient, LLMUnavailable, ModelNotFound, Usage
+from agent.llm.base import LLMClient, LLMTimeout, LLMUnavailable, ModelNotFound, Usage
 from agent.pipelines.base import Pipeline, PipelineResult
 from agent.traces import trace_document, write_trace
 from loaders.questions import Gold, Question, QuestionSet
@@ -51,7 +51,8 @@ def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
 
 
 def read_finished(out_path: Path) -> dict[str, dict]:
-    """Rows already written; a torn last line (crash mid-write) is ignored and redone."""
+    """Rows already written; a torn last line (crash mid-write) is ignored and redone, and
+    so is a question whose model request timed out (a rerun tries it again)."""
     rows: dict[str, dict] = {}
     if out_path.exists():
         for line in out_path.read_text(encoding="utf-8").splitlines():
@@ -61,7 +62,7 @@ def read_finished(out_path: Path) -> dict[str, dict]:
                 continue
             if isinstance(row, dict) and "id" in row:
                 rows[row["id"]] = row
-    return rows
+    return {k: row for k, row in rows.items() if not str(row.get("error") or "").startswith(LLMTimeout.__name__)}
 
 
 def trace_file_name(question_id: str) -> str:
@@ -79,6 +80,9 @@ class EvalRun:
     concurrency: int = 1
     # One JSON trace per question (its prompts and replies) in this folder; None: none.
     trace_dir: Path | None = None
+    # A model request that times out fails its question; this many in a row in a run
+    # mean the endpoint is stuck, and the run stops (a rerun resumes).
+    timeouts_in_a_row: int = 3
 
     def run(
         self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
@@ -90,8 +94,13 @@ class EvalRun:
         with open(self.out_path, "a", encoding="utf-8") as out, ThreadPoolExecutor(self.concurrency) as pool:
             futures = [pool.submit(self._one, q) for q in todo]
             try:
+                timeouts = 0
                 for future in as_completed(futures):
                     question, result, usage, seconds, error, trace = future.result()
+                    timeouts = timeouts + 1 if error and error.startswith(LLMTimeout.__name__) else 0
+                    if timeouts >= self.timeouts_in_a_row:
+                        raise LLMUnavailable(f"{timeouts} questions in a row timed out waiting for the model "
+                                             f"(the last: {error}); is the endpoint stuck?")
                     row = self._row(question, result, usage, seconds, error, trace, gold[question.id])
                     with write_lock:
                         out.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -26,6 +26,12 @@ class LLMUnavailable(LLMError):
     """The endpoint cannot be reached, or kept failing after retries."""
 
 
+class LLMTimeout(LLMError):
+    """The endpoint took longer than the timeout (after retries) to answer one request: a
+    generation too slow for it, or a stuck server. One question's failure, unless it
+    keeps happening (the evaluation harness stops after consecutive ones)."""
+
+
 class ModelNotFound(LLMError):
     """The endpoint answers but does not serve the configured model."""
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import openai
 from pydantic import BaseModel
 
-from agent.llm.base import LLMClient, LLMError, LLMReply, LLMUnavailable, Message, ModelNotFound
+from agent.llm.base import LLMClient, LLMError, LLMReply, LLMTimeout, LLMUnavailable, Message, ModelNotFound
 
 # How to ask for JSON: OpenAI's json_schema; llama.cpp's json_object with a schema (its
 # server rejects json_schema with HTTP 500); a GBNF grammar made from the schema (llama.cpp
@@ -88,7 +88,10 @@ class OpenAICompatibleClient(LLMClient):
             raise ModelNotFound(f"{self.base_url} does not serve model {self.model!r} ({exc.message})") from exc
         except openai.AuthenticationError as exc:
             raise LLMError(f"{self.base_url} refused the API key: {exc.message}") from exc
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        except openai.APITimeoutError as exc:  # before its base class, APIConnectionError
+            raise LLMTimeout(f"{self.base_url} gave no reply within {self._client.timeout}s "
+                             f"(after {self._client.max_retries} retries)") from exc
+        except openai.APIConnectionError as exc:
             raise LLMUnavailable(f"cannot reach the LLM endpoint {self.base_url}: {exc}") from exc
         except openai.RateLimitError as exc:
             raise LLMUnavailable(f"{self.base_url} kept rate-limiting after retries: {exc.message}") from exc
