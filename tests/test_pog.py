@@ -80,6 +80,21 @@ def test_an_entity_inside_a_kept_path_answers_with_the_path_up_to_it(embedder: E
     assert update["answer_path"].text == "Tom Hanks <- starred_actors <- {Apollo 13, Big, Splash}"
 
 
+def test_the_questions_own_topic_entity_is_never_its_answer(embedder: Embedder) -> None:
+    llm = scripted(answer="ans: Tom Hanks")  # "who acted with Tom Hanks": the path ends at him too
+    context = PoGContext(film_store(), llm, embedder, PoGConfig())
+    names = {e: e for e in ("Tom Hanks", "Big", "Elizabeth Perkins")}
+    steps = [("starred_actors", False), ("starred_actors", True)]
+    hops = [["Big"], ["Elizabeth Perkins", "Tom Hanks"]]
+    path = PathCandidate(seed="Tom Hanks", steps=steps, hops=hops, text=path_text("Tom Hanks", steps, hops, names, 20),
+                         phase="topic", depth=2, score=1.0, score_parts={"memory": 1.0})
+    state = {"question": "who acted together with Tom Hanks", "kept": [path], "names": names, "evidence": path.text,
+             "phase": "topic", "topics": [Entity(id="Tom Hanks", name="Tom Hanks")]}
+    update = answer_from_paths(state, Runtime(context=context))
+    assert update["sufficient"] and update["answers"] == ["Elizabeth Perkins"]
+    assert update["answer_path"].text.startswith("Tom Hanks <- starred_actors <- Big")
+
+
 def test_a_question_with_two_topic_entities_keeps_the_paths_where_they_meet(embedder: Embedder) -> None:
     llm = scripted(analyse=analysis(1, "Tom Hanks -> starred in -> film -> directed by -> Ron Howard"),
                    answer="ans: Apollo 13")

@@ -55,7 +55,9 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        film's director when asked for the film);
     4. its first name is an entity inside an eligible path: the path up to there (PoG's
        answers need not end a path).
-    With `sufficiency="llm"`, its own {Yes}/{No} must say yes before any of them."""
+    With `sufficiency="llm"`, its own {Yes}/{No} must say yes before any of them. The
+    question's own topic entities are never answers ("who co-wrote films with X" walks
+    back to X)."""
     ctx, config = runtime.context, runtime.context.config
     kept = state.get("kept") or []
     if not kept:
@@ -64,6 +66,7 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     said, judged_sufficient = _ask_for_answer(ctx, state, kept, names)
     if judged_sufficient is False:
         return {"sufficient": False, "llm_answers": said}
+    names = answer_names(state)
     source: Source = "kg+llm" if state.get("phase") == "supplement" else "kg"
     eligible = [c for c in kept if c.score >= kept[0].score - config.answer_margin]
     found = _named_path_end(said, eligible, names, source)
@@ -72,7 +75,7 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     if found is None:
         found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
     if found is None:
-        found = _named_inside_path(said[:1], eligible, names, config.names_per_set, source)
+        found = _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
     return {"sufficient": found is not None, "llm_answers": said, **(found or {})}
 
 
@@ -111,13 +114,13 @@ def _trusted_best_path(best: PathCandidate, names: dict[str, str | None], confid
 
 
 def _named_inside_path(said: list[str], eligible: list[PathCandidate], names: dict[str, str | None],
-                       names_per_set: int, source: Source) -> Update | None:
+                       display_names: dict[str, str | None], names_per_set: int, source: Source) -> Update | None:
     for answer in said:
         for candidate in eligible:
             for hop in range(len(candidate.hops) - 1):
                 matched = [e for e in candidate.hops[hop] if names_match(answer, names.get(e))]
                 if matched:
-                    return _answer(truncate(candidate, hop + 1, names, names_per_set), matched, names, source)
+                    return _answer(truncate(candidate, hop + 1, display_names, names_per_set), matched, names, source)
     return None
 
 
@@ -139,6 +142,12 @@ def names_match(said: str, name: str | None) -> bool:
     return a == b or (len(shorter) >= MIN_CONTAINED and f" {shorter} " in f" {longer} ")
 
 
+def answer_names(state: PoGState) -> dict[str, str | None]:
+    """Entity names as answers see them: the topic entities unnamed, so that no rule picks
+    them (a path through films and back to their writers ends at the topic writer too)."""
+    return {**(state.get("names") or {}), **{t.id: None for t in state.get("topics") or []}}
+
+
 def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None], source: Source) -> Update:
     ends = first + [e for e in path.ends if e not in first and names.get(e)]
     return {"source": source, "answer_entities": ends, "answers": [names.get(e) or e for e in ends],
@@ -152,7 +161,7 @@ def finalise(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     marked as such."""
     if state.get("sufficient"):
         return {}
-    names = state.get("names") or {}
+    names = answer_names(state)
     for path in [*(state.get("topic_kept") or []), *(state.get("kept") or [])]:
         named = [e for e in path.ends if names.get(e)]
         if named:
