@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,6 +45,33 @@ def test_a_wrong_hash_is_refused_and_leaves_nothing(tmp_path: Path, monkeypatch:
     with pytest.raises(LocalModelMissing, match="refusing"):
         assemble(model_for(chunks, sha="0" * 64), tmp_path / "cache")
     assert not list((tmp_path / "cache").iterdir())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> None:
+    # The server is started with die_with_parent; a `sleep` stands in for it here.
+    starter = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        "from agent.llm.local import die_with_parent\n"
+        "child = subprocess.Popen(['sleep', '60'], preexec_fn=die_with_parent)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert starter.stdout is not None
+    child = int(starter.stdout.readline())
+    starter.kill()
+    starter.wait()
+    deadline = time.monotonic() + 10
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+
+
+def alive(pid: int) -> bool:
+    """Running, not gone and not a zombie nobody has reaped yet."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
 
 
 def test_missing_parts_say_how_to_install() -> None:

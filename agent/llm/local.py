@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import importlib.resources
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -108,6 +109,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def die_with_parent() -> None:
+    """Run in the child before exec: on Linux it gets SIGTERM when the thread that started
+    it ends, even by SIGKILL, so no server outlives the run that started it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
 class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
 
@@ -145,7 +155,8 @@ class LocalLlamaServer:
             "--cache", "true", "--cache_size", str(self.prompt_cache_bytes),
         ]
         with open(self.log_path, "ab") as log:
-            self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          preexec_fn=die_with_parent)  # noqa: PLW1509 - only a prctl call
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
