@@ -3,8 +3,9 @@
 A kept path group stands for every concrete fact along its relation sequence; the answer
 prompt normally shows each group once, with at most `names_per_set` names per set. With
 pooling on, the facts of the kept groups are scored against the question, smoothed along
-paths from the topic entities (`agent/optional/path_pooling.py`), the best `top_k`
-chosen and written as merged paths, best last, as the path-pooling paper prompts them.
+paths from the topic entities (`agent/optional/path_pooling.py`), the best
+`pooled_facts` chosen and written as merged paths in the configured order (best last by
+default), as the path-pooling paper prompts them.
 The kept groups themselves (and so which entities can be answers) do not change.
 """
 
