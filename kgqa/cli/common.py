@@ -8,16 +8,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from agent.pog.config import PoGConfig
-from agent.triples.config import TriplesConfig
 from kg_store import GraphStore, StoreError, open_store
 from kgqa.settings import Settings
+
+Model = TypeVar("Model", bound=BaseModel)
 
 app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True, add_completion=False)
 console = Console(stderr=True)
@@ -55,18 +55,11 @@ def with_pog_flags(settings: Settings, strategy: str | None = None, width: int |
                    pooling: dict[str, object] | None = None) -> Settings:
     """The settings with the PoG flags that were given laid over them (validated);
     `pooling` holds PoolingConfig fields (enabled, search, order)."""
-    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory}
-    flags = {k: v for k, v in flags.items() if v is not None}
-    pooling = {k: v for k, v in (pooling or {}).items() if v is not None}
-    if not flags and not pooling:
+    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory,
+             **{f"pooling.{k}": v for k, v in (pooling or {}).items()}}
+    pog = _overlay(settings.pog, flags, "PoG")
+    if pog is None:
         return settings
-    values = {**settings.pog.model_dump(), **flags}
-    values["pooling"] = {**values["pooling"], **pooling}
-    try:
-        pog = PoGConfig.model_validate(values)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise fail(f"invalid PoG option {error['loc'][0]}: {error['msg']}", 2) from exc
     if pog.path_memory is not None and not pog.path_memory.is_file():
         raise fail(f"no such path-memory file: {pog.path_memory}", 2)
     return settings.model_copy(update={"pog": pog})
@@ -75,10 +68,21 @@ def with_pog_flags(settings: Settings, strategy: str | None = None, width: int |
 def with_triples_flags(settings: Settings, flags: dict[str, object]) -> Settings:
     """The settings with the triple pipeline's flags that were given laid over them;
     `flags` may hold `pooling.<field>` keys for the path-pooling node."""
+    triples = _overlay(settings.triples, flags, "triples")
+    if triples is None:
+        return settings
+    if triples.scorer_model is not None and not triples.scorer_model.is_file():
+        raise fail(f"no such scorer model: {triples.scorer_model}", 2)
+    return settings.model_copy(update={"triples": triples})
+
+
+def _overlay(config: Model, flags: dict[str, object], what: str) -> Model | None:
+    """`config` with the flags that were given (not None; `a.b` keys reach nested models)
+    laid over it and validated; None when no flag was given."""
     given = {k: v for k, v in flags.items() if v is not None}
     if not given:
-        return settings
-    values = settings.triples.model_dump()
+        return None
+    values = config.model_dump()
     for key, value in given.items():
         *outer, last = key.split(".")
         target = values
@@ -86,13 +90,10 @@ def with_triples_flags(settings: Settings, flags: dict[str, object]) -> Settings
             target = target[part]
         target[last] = value
     try:
-        triples = TriplesConfig.model_validate(values)
+        return type(config).model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise fail(f"invalid triples option {'.'.join(map(str, error['loc']))}: {error['msg']}", 2) from exc
-    if triples.scorer_model is not None and not triples.scorer_model.is_file():
-        raise fail(f"no such scorer model: {triples.scorer_model}", 2)
-    return settings.model_copy(update={"triples": triples})
+        raise fail(f"invalid {what} option {'.'.join(map(str, error['loc']))}: {error['msg']}", 2) from exc
 
 
 @contextmanager
