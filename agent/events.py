@@ -48,7 +48,19 @@ def brief(value: Any) -> Any:
 def _ranked(item: Any) -> dict[str, Any]:
     """A ranked item (a path, a triple) in an event: its text, score and how it was scored."""
     shown = {"text": item.text, "score": item.score}
-    for detail in ("score_parts", "phase", "depth", "pooled"):
+    for detail in ("score_parts", "phase", "depth", "pooled", "seed", "steps"):
         if getattr(item, detail, None) is not None:
             shown[detail] = getattr(item, detail)
+    if getattr(item, "evidence", None):  # one concrete node sequence: what a trace graph draws
+        shown["evidence"] = item.evidence[0]
     return shown
+
+
+def with_default_context(node: Node, factory: Callable[[], Any]) -> Node:
+    """`node`, given `factory()` as its context when a run passes none (LangGraph's own
+    server and Studio pass no Python objects)."""
+    @wraps(node)
+    def run(state: Any, runtime: Runtime[Any]) -> Update:
+        return node(state, runtime if runtime.context is not None else runtime.override(context=factory()))
+
+    return run

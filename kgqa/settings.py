@@ -54,6 +54,16 @@ class Settings(BaseSettings):
         return self.data_dir / "cache"
 
     @property
+    def trace_dir(self) -> Path:
+        """Where chat and serve write one trace per question."""
+        return self.data_dir / "traces"
+
+    @property
+    def chat_db(self) -> Path:
+        """The chat threads (a LangGraph SQLite checkpointer)."""
+        return self.data_dir / "chat.sqlite"
+
+    @property
     def store_url(self) -> str:
         return self.store or f"oxigraph:{self.data_dir / 'store'}"
 

@@ -110,3 +110,24 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"benchmark data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+# Debian's chromium, driven by playwright (no browser download): the page tests.
+CHROMIUM = Path("/usr/bin/chromium")
+# As root, in a closed network: no sandbox, no GPU, no background connections.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        unavailable("chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

@@ -57,7 +57,7 @@ class Usage:
         if self.log is not None:
             self.log.append({"messages": messages, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
                              "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
-                             "cached": reply.cached})
+                             "cached": reply.cached, "ended": round(time.time(), 3)})
 
 
 @dataclass

@@ -154,8 +154,11 @@ class LocalLlamaServer:
             # (a 1 GiB cap grew the server to 22 GB).
             "--cache", "true", "--cache_size", str(self.prompt_cache_bytes),
         ]
+        # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
+        # must not reach (and stop) the server the next turn needs.
         with open(self.log_path, "ab") as log:
             self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          start_new_session=True,
                                           preexec_fn=die_with_parent)  # noqa: PLW1509 - only a prctl call
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

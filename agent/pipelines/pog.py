@@ -62,5 +62,5 @@ def result_of(state: PoGState) -> PipelineResult:
                "link_candidates": {k: [e.model_dump() for e in v] for k, v in (state.get("link_candidates") or {}).items()},
                "indicator": state.get("indicator"), "split_questions": state.get("split_questions"),
                "path_prior": [p.model_dump() for p in state.get("path_prior") or []],
-               "subgraph": state.get("subgraph"), "paths": evidence_paths(state)},
+               "subgraph": state.get("subgraph"), "paths": evidence_paths(state), "names": names},
     )

@@ -22,11 +22,12 @@ pool_kept_paths (path pooling) is in the flow only when `config.pooling.enabled`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from agent.events import with_default_context
 from agent.pog.analysis import analyse_question
 from agent.pog.answering import answer_from_paths, finalise, summarise_paths
 from agent.pog.config import PoGConfig
@@ -37,25 +38,31 @@ from agent.pog.pruning import prune_paths
 from agent.pog.state import Entity, PoGState
 
 
-def build_graph(settings: Any = None, *, checkpointer: Any = None):
+def build_graph(settings: Any = None, *, checkpointer: Any = None,
+                default_context: Callable[[], PoGContext] | None = None):
     """The compiled PoG graph for `settings` (a Settings, or a PoGConfig; default: the
     defaults). Invoke it with `context=PoGContext(...)` built from the same config (see
-    `run_question`); pass a LangGraph checkpointer to keep state per thread."""
+    `run_question`); pass a LangGraph checkpointer to keep state per thread, and
+    `default_context` for runs that bring no context (LangGraph's server)."""
     config: PoGConfig = getattr(settings, "pog", settings) or PoGConfig()
     graph = StateGraph(PoGState, context_schema=PoGContext)
-    graph.add_node("analyse_question", analyse_question)
-    graph.add_node("explore_topic_paths", explore_topic_paths)
-    graph.add_node("go_deeper", go_deeper)
-    graph.add_node("prune_paths", prune_paths)
-    graph.add_node("summarise_paths", summarise_paths)
-    graph.add_node("answer_from_paths", answer_from_paths)
-    graph.add_node("finalise", finalise)
+
+    def add(name: str, node: Any) -> None:
+        graph.add_node(name, node if default_context is None else with_default_context(node, default_context))
+
+    add("analyse_question", analyse_question)
+    add("explore_topic_paths", explore_topic_paths)
+    add("go_deeper", go_deeper)
+    add("prune_paths", prune_paths)
+    add("summarise_paths", summarise_paths)
+    add("answer_from_paths", answer_from_paths)
+    add("finalise", finalise)
     later_phases = []
     if config.supplement:
-        graph.add_node("supplement_with_llm", supplement_with_llm)
+        add("supplement_with_llm", supplement_with_llm)
         later_phases.append("supplement_with_llm")
     if config.expand:
-        graph.add_node("expand_nodes", expand_nodes)
+        add("expand_nodes", expand_nodes)
         later_phases.append("expand_nodes")
 
     graph.add_edge(START, "analyse_question")
@@ -66,7 +73,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None):
     for phase in later_phases:
         graph.add_edge(phase, "prune_paths")
     if config.pooling.enabled:  # path pooling reranks the kept paths' facts for the answer
-        graph.add_node("pool_kept_paths", pool_kept_paths)
+        add("pool_kept_paths", pool_kept_paths)
         graph.add_edge("prune_paths", "pool_kept_paths")
         graph.add_edge("pool_kept_paths", "summarise_paths")
     else:

@@ -30,12 +30,15 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
     scorer = PathScorer.for_state(ctx.embedder, config.weights, state)
     candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
+    steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     if "branch" in config.strategy:
         candidates = branch_reduce(ctx, state["question"], candidates, state.get("names") or {})
+        steps.append({"step": "branch", "paths": candidates})
     if "precise" in config.strategy:
         candidates = precise_select(ctx, state["question"], candidates)
+        steps.append({"step": "precise", "paths": candidates})
     kept = candidates[: config.width]
-    update: Update = {"candidates": candidates, "kept": kept}
+    update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
     if state.get("phase") == "topic":  # what phase 3 expands and the last resort answers from
         update["topic_kept"] = kept
     # The state keeps the names its paths need, not the whole walk's.

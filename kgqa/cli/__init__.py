@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from kgqa.cli import ask, data, evaluate, llm, memory, store, train  # noqa: F401 - registers the commands
+from kgqa.cli import ask, chat, data, evaluate, llm, memory, serve, store, trace, train  # noqa: F401 - registers the commands
 from kgqa.cli.common import app, console
 
 __all__ = ["app", "main"]

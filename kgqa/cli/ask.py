@@ -4,11 +4,15 @@ demo KG, loaded on first use."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.markup import escape
 
 from kgqa.cli.common import (
     DepthOpt,
@@ -68,21 +72,27 @@ def demo(
 ) -> None:
     """Load the bundled demo KG (the MetaQA film KB) into the embedded store if needed, then
     answer a question over it with the embedded model and the bundled path memory."""
-    settings = settings_from(llm=llm)
+    with demo_settings(settings_from(llm=llm), store) as settings:
+        answer_one(settings, settings.store_url, question, [], trace, as_json)
+    if not as_json:
+        console.print('[dim]ask another: kgqa demo "which movies did the director of Big direct?"[/]')
+
+
+@contextmanager
+def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Settings]:
+    """The settings for the demo: its store (the bundled film KG loaded into it on first
+    use) and, unless one is configured, the bundled path memory."""
     url = store or settings.demo_store_url
     with opened(settings, url) as target:
         if target.stats().triples == 0:
             with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:
                 print_load_report(load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes))
-    if settings.pog.path_memory is None:
-        memory = resources.files("kgqa") / "data" / DEMO_MEMORY
-        with resources.as_file(memory) as path:
-            settings = settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": Path(path)})})
-            answer_one(settings, url, question, [], trace, as_json)
-    else:
-        answer_one(settings, url, question, [], trace, as_json)
-    if not as_json:
-        console.print('[dim]ask another: kgqa demo "which movies did the director of Big direct?"[/]')
+    settings = settings.model_copy(update={"store": url})
+    if settings.pog.path_memory is not None:
+        yield settings
+        return
+    with resources.as_file(resources.files("kgqa") / "data" / DEMO_MEMORY) as memory:
+        yield settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": Path(memory)})})
 
 
 def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
@@ -119,26 +129,29 @@ def answer_one(settings: Settings, store_url: str, text: str, topics: list[str],
     if as_json:
         print_json(summary)
         return
-    _print_answer(summary)
+    print_answer(summary)
     if trace_path is not None:
         console.print(f"trace: {trace_path}")
 
 
-def _print_answer(summary: dict) -> None:
+def print_answer(summary: dict, screen: Console = out) -> None:
+    """An answer with its source, evidence paths (names and ids) and cost."""
     answers = summary["answers"]
     shown = ", ".join(answers[:10]) + (f" (+{len(answers) - 10} more)" if len(answers) > 10 else "")
-    out.print(f"[bold]Answer:[/] {shown or '(none)'}", highlight=False)
+    screen.print(f"[bold]Answer:[/] {escape(shown) or '(none)'}", highlight=False)
     if summary["source"]:
-        out.print(f"[dim]{SOURCES[summary['source']]}[/]")
+        screen.print(f"[dim]{SOURCES[summary['source']]}[/]")
     if summary["paths"]:
-        out.print("[bold]Evidence paths:[/]")
+        screen.print("[bold]Evidence paths:[/]")
     for number, path in enumerate(summary["paths"], 1):
         mark = " [green](answer)[/]" if path["answer"] else ""
-        out.print(f" {number}. {path['text']}  [dim]score {path['score']:.2f}[/]{mark}", highlight=False)
+        screen.print(f" {number}. {escape(path['text'])}  [dim]score {path['score']:.2f}[/]{mark}", highlight=False)
         for sequence in path["evidence"][:3]:
-            out.print("    " + _with_ids(sequence, path["relations"]), highlight=False, style="dim")
-    out.print(f"[dim]{summary['llm_calls']} LLM calls, {summary['prompt_tokens']} prompt + "
-              f"{summary['completion_tokens']} completion tokens, {summary['seconds']:.1f} s[/]")
+            concrete = _with_ids(sequence, path["relations"])
+            if concrete != path["text"]:  # a one-entity path with names as ids says nothing new
+                screen.print("    " + escape(concrete), highlight=False, style="dim")
+    screen.print(f"[dim]{summary['llm_calls']} LLM calls, {summary['prompt_tokens']} prompt + "
+                 f"{summary['completion_tokens']} completion tokens, {summary['seconds']:.1f} s[/]")
 
 
 def _with_ids(sequence: list[dict], relations: list[list]) -> str:

@@ -1,0 +1,197 @@
+"""`kgqa chat`: a terminal conversation with the PoG agent. Threads persist in SQLite
+(resume with --thread), follow-ups like "and where was he born?" resolve to earlier
+turns' entities, each PoG node shows as it finishes, Ctrl-C stops the turn only."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from kgqa.cli.ask import demo_settings, print_answer
+from kgqa.cli.common import (
+    DepthOpt,
+    LLMOpt,
+    MemoryOpt,
+    StoreOpt,
+    StrategyOpt,
+    WidthOpt,
+    app,
+    console,
+    fail,
+    opened,
+    out,
+    settings_from,
+    with_pog_flags,
+)
+from kgqa.settings import Settings
+
+HELP = """/paths   the evidence paths of the last answer
+/trace   the last answer's reasoning trace (as a tree; the file path to open it with kgqa trace html)
+/config  the settings this chat runs with
+/new     start a new thread
+/quit    leave (Ctrl-D too); Ctrl-C stops a running turn"""
+
+
+@app.command()
+def chat(
+    store: StoreOpt = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Resume this thread (default: a new one).")] = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Chat over the bundled demo KG (loaded on first use).")] = False,
+    strategy: StrategyOpt = None,
+    width: WidthOpt = None,
+    depth: DepthOpt = None,
+    path_memory: MemoryOpt = None,
+    llm: LLMOpt = None,
+) -> None:
+    """Chat with the PoG agent over a graph store; threads persist and resume."""
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory)
+    with agent_session(settings, demo) as (graph, context):
+        session = ChatSession(graph, context, settings, thread or new_thread_id())
+        session.greet()
+        session.loop(lambda: console.input("[bold cyan]you>[/] "))
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+@contextmanager
+def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any, Any]]:
+    """The chat graph with its SQLite checkpointer, and the context it runs in (store,
+    model, embeddings), all closed on exit; shared by `chat` and `serve`."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from agent.chat.context import ChatContext
+    from agent.chat.graph import build_chat_graph
+    from agent.embeddings import Embedder
+    from agent.llm.base import LLMError
+    from agent.llm.factory import open_llm
+    from agent.pog.context import PoGContext
+
+    with ExitStack() as stack:
+        if demo:
+            settings = stack.enter_context(demo_settings(settings))
+        store = stack.enter_context(opened(settings, settings.store_url, read_only=True))
+        if store.stats().triples == 0:
+            raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
+        try:
+            model = stack.enter_context(open_llm(settings))
+            context = ChatContext(PoGContext(store, model, Embedder(settings.cache_dir / "embeddings.sqlite"),
+                                             settings.pog), trace_dir=settings.trace_dir)
+        except (LLMError, FileNotFoundError) as exc:
+            raise fail(str(exc)) from exc
+        settings.chat_db.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(settings.chat_db, check_same_thread=False)
+        stack.callback(connection.close)
+        yield build_chat_graph(checkpointer=SqliteSaver(connection)), context
+
+
+class ChatSession:
+    """The terminal conversation: reads lines, runs turns, renders answers and commands."""
+
+    def __init__(self, graph: Any, context: Any, settings: Settings, thread: str, screen: Console = out) -> None:
+        self.graph, self.context, self.settings, self.thread, self.screen = graph, context, settings, thread, screen
+
+    @property
+    def config(self) -> dict:
+        return {"configurable": {"thread_id": self.thread}}
+
+    def turns(self) -> list[dict]:
+        return (self.graph.get_state(self.config).values or {}).get("turns") or []
+
+    def greet(self) -> None:
+        previous = self.turns()
+        self.screen.print(f"[bold]kgqa chat[/] · thread [cyan]{self.thread}[/] (resume with --thread {self.thread}) "
+                          f"· {self.context.pog.store.display_url} · {self.context.pog.llm.model_name}")
+        if previous:
+            last = previous[-1]
+            self.screen.print(f"[dim]resumed: {len(previous)} earlier turns; last: {last['resolved']} → "
+                              f"{', '.join(last['answers'][:5]) or '(none)'}[/]", highlight=False)
+        self.screen.print("[dim]ask a question; /help for commands[/]")
+
+    def loop(self, read: Callable[[], str]) -> None:
+        while True:
+            try:
+                line = read().strip()
+            except EOFError:
+                return
+            except KeyboardInterrupt:
+                self.screen.print("[dim](/quit or Ctrl-D to leave)[/]")
+                continue
+            if not line:
+                continue
+            if line.startswith("/"):
+                if self.command(line) == "quit":
+                    return
+                continue
+            self.turn(line)
+
+    def turn(self, message: str) -> dict | None:
+        """One question: node progress as it streams, then the answer. Ctrl-C drops the
+        turn (the thread keeps its earlier turns) and the session goes on."""
+        from agent.llm.base import LLMError
+        from kg_store import StoreError
+
+        try:
+            for mode, chunk in self.graph.stream({"message": message}, self.config, context=self.context,
+                                                 stream_mode=["updates", "custom"]):
+                if mode == "custom":
+                    seconds = chunk.get("seconds")
+                    self.screen.print(f"[dim]  · {chunk['node']}"
+                                      + (f" {seconds:.2f} s" if seconds is not None else "") + "[/]")
+                elif "resolve_turn" in chunk and chunk["resolve_turn"].get("referent"):
+                    resolved = chunk["resolve_turn"]
+                    self.screen.print(f"[dim]  → {resolved['resolved']}[/]", highlight=False)
+        except KeyboardInterrupt:
+            self.screen.print("[yellow]turn interrupted[/] (the conversation so far is kept)")
+            return None
+        except (LLMError, StoreError) as exc:
+            self.screen.print(f"[bold red]error:[/] {exc}")
+            return None
+        last = self.turns()[-1]
+        print_answer(last, self.screen)
+        return last
+
+    def command(self, line: str) -> str | None:
+        name = line.split()[0].lower()
+        turns = self.turns()
+        if name in ("/quit", "/exit"):
+            return "quit"
+        if name == "/new":
+            self.thread = new_thread_id()
+            self.screen.print(f"new thread [cyan]{self.thread}[/]")
+        elif name == "/config":
+            shown = {"thread": self.thread, "store": self.context.pog.store.display_url,
+                     "model": self.context.pog.llm.model_name, "traces": str(self.settings.trace_dir),
+                     "pog": json.loads(self.context.pog.config.model_dump_json())}
+            self.screen.print_json(json.dumps(shown))
+        elif name in ("/paths", "/trace") and not turns:
+            self.screen.print("[dim]no answer yet in this thread[/]")
+        elif name == "/paths":
+            print_answer(turns[-1], self.screen)
+        elif name == "/trace":
+            self.show_trace(turns[-1])
+        else:
+            self.screen.print(HELP, highlight=False)
+        return None
+
+    def show_trace(self, turn: dict) -> None:
+        from kgqa.traces import TraceError, load_trace
+        from kgqa.traces.tree import trace_tree
+
+        path = self.settings.trace_dir / f"{turn.get('trace_id')}.json"
+        try:
+            self.screen.print(trace_tree(load_trace(path)))
+        except TraceError as exc:
+            self.screen.print(f"[red]{exc}[/]")
+            return
+        self.screen.print(f"[dim]trace: {path} (kgqa trace html {path} -o trace.html)[/]", highlight=False)
+

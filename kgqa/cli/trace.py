@@ -1,0 +1,57 @@
+"""`kgqa trace show|html|diff`: read the reasoning traces that ask, chat and eval write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgqa.cli.common import JsonOpt, app, console, fail, out, print_json
+
+trace_app = typer.Typer(help="Inspect reasoning traces (JSON files written by ask --trace, chat and eval).",
+                        no_args_is_help=True)
+app.add_typer(trace_app, name="trace")
+TraceArg = Annotated[Path, typer.Argument(help="A trace file (JSON).")]
+
+
+def _load(path: Path):
+    from kgqa.traces import TraceError, load_trace
+
+    try:
+        return load_trace(path)
+    except TraceError as exc:
+        raise fail(str(exc), 2) from exc
+
+
+@trace_app.command("show")
+def show(path: TraceArg, prompts: Annotated[bool, typer.Option("--prompts", help="Print every prompt in full.")] = False,
+         ) -> None:
+    """The trace as a tree: answer, cost, topic entities, each node's changes, LLM calls."""
+    from kgqa.traces.tree import trace_tree
+
+    out.print(trace_tree(_load(path), prompts=prompts))
+
+
+@trace_app.command("html")
+def html(path: TraceArg,
+         output: Annotated[Path, typer.Option("-o", "--output", help="The page to write.")]) -> None:
+    """One self-contained page: timeline, reasoning paths as a graph, expandable prompts."""
+    from kgqa.traces.page import trace_page
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(trace_page(_load(path)), encoding="utf-8")
+    console.print(f"wrote {output}")
+
+
+@trace_app.command("diff")
+def diff(before: TraceArg, after: TraceArg, as_json: JsonOpt = False) -> None:
+    """What changed between two runs of a question: answers, cost, nodes, paths, prompts."""
+    from kgqa.traces.diff import diff_lines, trace_diff
+
+    difference = trace_diff(_load(before), _load(after))
+    if as_json:
+        print_json(difference)
+        return
+    for line in diff_lines(difference):
+        out.print(line, highlight=False)

@@ -1,0 +1,1 @@
+"""`kgqa serve`: the agent over HTTP (FastAPI) with a small chat page and trace view."""

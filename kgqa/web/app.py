@@ -1,0 +1,161 @@
+"""The HTTP API and page. One agent (store, model, embeddings) serves every request, one
+question at a time: the embedded model and the stores are not built for concurrent calls,
+and a queue is honest about that where parallel requests would only slow each other.
+
+    GET  /                      the chat page
+    POST /api/ask               one question → answer, evidence paths, cost, trace id
+    POST /api/chat              one chat message → server-sent events (node, resolved, answer)
+    GET  /api/threads/{id}      a thread's turns
+    GET  /api/traces/{id}       a trace (JSON);  GET /traces/{id}: the same as a page
+    GET  /openapi.json, /docs   the schema
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from agent.chat.context import ChatContext
+from agent.chat.nodes import answer_question
+from agent.llm.base import LLMError
+from kg_store import StoreError
+from kgqa.traces import TraceError, load_trace
+from kgqa.traces.page import trace_page
+
+ID = re.compile(r"^[A-Za-z0-9_-]{1,140}$")  # thread and trace ids: also file names
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    topics: list[str] = Field(default_factory=list, description="Topic entity ids; default: linked from the text.")
+
+
+class ChatRequest(BaseModel):
+    message: str = Field(min_length=1, max_length=2000)
+    thread_id: str | None = Field(default=None, pattern=ID.pattern, description="Default: a new thread.")
+
+
+class PathOut(BaseModel):
+    text: str
+    score: float
+    phase: str
+    answer: bool
+    start: dict[str, str]
+    relations: list[list[Any]]
+    ends: list[dict[str, str]]
+    ends_total: int
+    evidence: list[list[dict[str, str]]]
+
+
+class Answer(BaseModel):
+    question: str
+    answers: list[str]
+    source: str | None
+    paths: list[PathOut]
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    trace_id: str | None
+
+
+class Turn(Answer):
+    message: str
+    referent: str | None
+
+
+class Thread(BaseModel):
+    thread_id: str
+    turns: list[Turn]
+
+
+def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
+    """The app over a compiled chat graph (with its checkpointer) and its context."""
+    app = FastAPI(title="kgqa", summary="Question answering over knowledge graphs: the Paths-over-Graph agent.")
+    busy = threading.Lock()
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return (resources.files("kgqa") / "web" / "index.html").read_text(encoding="utf-8")
+
+    @app.get("/api/health")
+    def health() -> dict[str, str]:
+        return {"store": context.pog.store.display_url, "model": context.pog.llm.model_name}
+
+    @app.post("/api/ask", response_model=Answer)
+    def ask(request: AskRequest) -> dict:
+        with busy:
+            try:
+                turn = answer_question(context, request.question.strip(),
+                                       [{"id": t, "name": t} for t in request.topics])
+            except (LLMError, StoreError) as exc:
+                raise HTTPException(503, str(exc)) from exc
+        return {**turn, "question": turn["resolved"]}
+
+    @app.post("/api/chat", responses={200: {"content": {"text/event-stream": {}},
+                                            "description": "events: thread, resolved, node, answer, error"}})
+    def chat(request: ChatRequest) -> StreamingResponse:
+        thread = request.thread_id or uuid.uuid4().hex[:8]
+        return StreamingResponse(_chat_events(thread, request.message.strip()), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    def _chat_events(thread: str, message: str) -> Iterator[str]:
+        config = {"configurable": {"thread_id": thread}}
+        yield _sse("thread", {"thread_id": thread})
+        with busy:
+            try:
+                for mode, chunk in chat_graph.stream({"message": message}, config, context=context,
+                                                     stream_mode=["updates", "custom"]):
+                    if mode == "custom":
+                        yield _sse("node", chunk)
+                    elif "resolve_turn" in chunk:
+                        resolved = chunk["resolve_turn"]
+                        yield _sse("resolved", {"question": resolved["resolved"], "referent": resolved["referent"]})
+                turn = chat_graph.get_state(config).values["turns"][-1]
+                yield _sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread})
+            except (LLMError, StoreError) as exc:  # the stream has begun: report in it rather than cut it
+                yield _sse("error", {"message": str(exc)})
+
+    @app.get("/api/threads/{thread_id}", response_model=Thread)
+    def thread(thread_id: str) -> dict:
+        _check(thread_id)
+        values = chat_graph.get_state({"configurable": {"thread_id": thread_id}}).values or {}
+        turns = [{**t, "question": t["resolved"]} for t in values.get("turns") or []]
+        return {"thread_id": thread_id, "turns": turns}
+
+    @app.get("/api/traces/{trace_id}")
+    def trace(trace_id: str) -> dict:
+        return _trace(trace_id)
+
+    @app.get("/traces/{trace_id}", response_class=HTMLResponse)
+    def trace_view(trace_id: str) -> str:
+        return trace_page(_trace(trace_id))
+
+    def _trace(trace_id: str) -> dict:
+        _check(trace_id)
+        if context.trace_dir is None:
+            raise HTTPException(404, "this server keeps no traces")
+        try:
+            return load_trace(context.trace_dir / f"{trace_id}.json")
+        except TraceError as exc:
+            raise HTTPException(404, f"no trace {trace_id}") from exc
+
+    return app
+
+
+def _check(identifier: str) -> None:
+    if not ID.match(identifier):
+        raise HTTPException(422, "ids are letters, digits, '_' and '-'")
+
+
+def _sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

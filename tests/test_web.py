@@ -1,0 +1,116 @@
+"""`kgqa serve`: the HTTP API (ask, chat as server-sent events, threads, traces, schema)
+and the page, driven in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from agent.embeddings import Embedder
+from kgqa.web.app import create_app
+from tests.chat_fixture import film_chat
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory):
+    graph, context = film_chat(tmp_path_factory.mktemp("web"), embedder=Embedder())
+    return create_app(graph, context)
+
+
+@pytest.fixture(scope="module")
+def client(app) -> TestClient:
+    return TestClient(app)
+
+
+def events(response) -> list[tuple[str, dict]]:
+    found = []
+    for block in response.text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        found.append((lines["event"], json.loads(lines["data"])))
+    return found
+
+
+def test_ask_answers_with_paths_cost_and_a_trace(client) -> None:
+    reply = client.post("/api/ask", json={"question": "who directed Big"})
+    assert reply.status_code == 200
+    body = reply.json()
+    assert body["answers"] == ["Penny Marshall"] and body["source"] == "kg"
+    assert body["paths"][0]["text"] == "Big -> directed_by -> Penny Marshall" and body["paths"][0]["answer"]
+    assert body["llm_calls"] == 2 and body["prompt_tokens"] > 0
+    trace = client.get(f"/api/traces/{body['trace_id']}").json()
+    assert trace["question"]["text"] == "who directed Big" and trace["predictions"] == ["Penny Marshall"]
+    page = client.get(f"/traces/{body['trace_id']}")
+    assert page.status_code == 200 and "<svg id='reasoning-graph'" in page.text
+
+
+def test_chat_streams_node_events_then_the_answer_and_follow_ups_resolve(client) -> None:
+    first = events(client.post("/api/chat", json={"message": "who directed Big", "thread_id": "web1"}))
+    kinds = [kind for kind, _ in first]
+    assert kinds[0] == "thread" and kinds[-1] == "answer" and "node" in kinds
+    assert next(data["node"] for kind, data in first if kind == "node") == "analyse_question"
+    assert first[-1][1]["answers"] == ["Penny Marshall"]
+    second = events(client.post("/api/chat", json={"message": "when was it released?", "thread_id": "web1"}))
+    resolved = dict(second)["resolved"]
+    assert resolved == {"question": "when was Big released?", "referent": "Big"}
+    assert dict(second)["answer"]["answers"] == ["1988"]
+    thread = client.get("/api/threads/web1").json()
+    assert [t["message"] for t in thread["turns"]] == ["who directed Big", "when was it released?"]
+    new = events(client.post("/api/chat", json={"message": "who directed Big"}))
+    assert new[0][1]["thread_id"] != "web1"  # no thread given: a new one
+
+
+def test_bad_requests_are_refused_clearly(client) -> None:
+    assert client.post("/api/ask", json={"question": ""}).status_code == 422
+    assert client.post("/api/chat", json={"message": "hi", "thread_id": "../../etc"}).status_code == 422
+    assert client.get("/api/traces/no-such-trace").status_code == 404
+    assert client.get("/api/traces/a.b").status_code == 422  # ids never become arbitrary file names
+    assert client.get("/api/threads/unknown").json() == {"thread_id": "unknown", "turns": []}
+
+
+def test_the_openapi_schema_describes_the_api(client) -> None:
+    schema = client.get("/openapi.json").json()
+    assert {"/api/ask", "/api/chat", "/api/threads/{thread_id}", "/api/traces/{trace_id}"} <= set(schema["paths"])
+    assert "question" in schema["components"]["schemas"]["AskRequest"]["properties"]
+
+
+@pytest.fixture(scope="module")
+def server_url(app) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_the_page_answers_a_question_with_its_paths_and_shows_the_trace(server_url, browser) -> None:
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(server_url)
+    page.fill("#question", "who directed Big")
+    page.click("#send")
+    page.wait_for_selector(".bot .answer", timeout=30_000)
+    assert page.inner_text(".bot .answer") == "Penny Marshall"
+    assert page.locator(".bot .paths li").first.inner_text() == "Big -> directed_by -> Penny Marshall"
+    page.fill("#question", "when was it released?")
+    page.click("#send")
+    page.wait_for_function("document.querySelectorAll('.bot .answer').length == 2", timeout=30_000)
+    assert page.locator(".bot .answer").nth(1).inner_text() == "1988"
+    assert "→ when was Big released?" in page.locator(".bot").nth(1).inner_text()
+    page.locator(".trace-link").last.click()
+    frame = page.frame_locator("#trace")
+    frame.locator("#reasoning-graph .n-topic").wait_for(timeout=10_000)
+    assert "when was Big released?" in frame.locator("h1").inner_text()
+    page.close()
