@@ -68,6 +68,7 @@ PROMPT_KINDS = {
     "answer": "Using these paths, answer the question",
     "judged": "First decide whether these paths are enough",
     "select": "Which of these knowledge-graph paths help",
+    "fi_filter": "Which of these numbered reasoning paths",
     "branch": "start in these ways",
     "predict": "from your own knowledge with up to three likely answers",
     "summarise": "Summarise what these paths say",

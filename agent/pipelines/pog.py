@@ -3,6 +3,8 @@ evidence paths and a trace out."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
@@ -17,8 +19,9 @@ ENDS_SHOWN = 20  # end entities listed per evidence path
 class PoGPipeline:
     name = "pog"
 
-    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: PoGConfig | None = None) -> None:
-        self.context = PoGContext(store, llm, embedder, config or PoGConfig())
+    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: PoGConfig | None = None,
+                 model_weights: Path | None = None) -> None:
+        self.context = PoGContext(store, llm, embedder, config or PoGConfig(), model_weights=model_weights)
         self.graph = build_graph(self.context.config)
 
     def run(self, question: Question) -> PoGState:

@@ -35,7 +35,7 @@ def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settin
     if name == "pog":
         from agent.pipelines.pog import PoGPipeline
 
-        return PoGPipeline(llm, store, embedder, settings.pog)
+        return PoGPipeline(llm, store, embedder, settings.pog, model_weights=embedded_weights(settings))
     if name == "triples":
         from agent.pipelines.triples import TriplesPipeline
 

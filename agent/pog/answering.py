@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from agent.evaluation.metrics import normalize
 from agent.events import Update, traced
+from agent.llm.base import LLMReply
 from agent.pipelines.base import read_answers
 from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
@@ -31,8 +32,8 @@ def summarise_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     pooling, their best facts as merged paths); with `summary="llm"`, PoG's summary of
     them by the LLM as well."""
     ctx = runtime.context
-    listing = (state.get("pooled_evidence") if ctx.config.pooling.enabled else None) or "\n".join(
-        f"Path {i + 1}: {c.text}" for i, c in enumerate(state.get("kept") or []))
+    listing = (state.get("pooled_evidence") if ctx.config.pooling.enabled else None) or _numbered(
+        state.get("kept") or [], (state.get("fi") or {}).get("high_priority") if ctx.config.fi.filter else None)
     if ctx.config.summary != "llm" or not listing:
         return {"evidence": listing}
     reply = ctx.llm.chat([{"role": "user", "content": render(
@@ -40,6 +41,18 @@ def summarise_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         split_questions="\n".join(state.get("split_questions") or []) or "(none)", paths=listing)}],
         temperature=0.0, max_tokens=256)
     return {"evidence": f"{listing}\n\nSummary of these paths:\n{reply.text.strip()}"}
+
+
+def _numbered(kept: list[PathCandidate], high_priority: list[str] | None) -> str:
+    """The kept paths, numbered; after GraphRAG-FI's filter, the model's picks first as
+    High Priority Paths (the paper's prompt), the others as Additional Paths."""
+    if high_priority is None:
+        return "\n".join(f"Path {i + 1}: {c.text}" for i, c in enumerate(kept))
+    first = [c for c in kept if c.text in high_priority]
+    rest = [c for c in kept if c.text not in high_priority]
+    listed = [f"Path {i + 1}: {c.text}" for i, c in enumerate(first + rest)]
+    return (f"High Priority Paths:\n{chr(10).join(listed[: len(first)]) or '(none)'}\n\n"
+            f"Additional Paths:\n{chr(10).join(listed[len(first):]) or '(none)'}")
 
 
 @traced
@@ -63,9 +76,10 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     if not kept:
         return {"sufficient": False}
     names = state.get("names") or {}
-    said, judged_sufficient = _ask_for_answer(ctx, state, kept, names)
+    said, judged_sufficient, reply = _ask_for_answer(ctx, state, kept, names)
+    heard = {"llm_answers": said, "answer_reply": reply.text, "answer_logprobs": reply.logprobs}
     if judged_sufficient is False:
-        return {"sufficient": False, "llm_answers": said}
+        return {"sufficient": False, **heard}
     names = answer_names(state)
     source: Source = "kg+llm" if state.get("phase") == "supplement" else "kg"
     eligible = [c for c in kept if c.score >= kept[0].score - config.answer_margin]
@@ -76,23 +90,24 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
     if found is None:
         found = _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
-    return {"sufficient": found is not None, "llm_answers": said, **(found or {})}
+    return {"sufficient": found is not None, **heard, **(found or {})}
 
 
 def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
-                    names: dict[str, str | None]) -> tuple[list[str], bool | None]:
-    """The names the LLM gives, and its own sufficiency judgement (None when not asked)."""
+                    names: dict[str, str | None]) -> tuple[list[str], bool | None, LLMReply]:
+    """The names the LLM gives, its own sufficiency judgement (None when not asked), and
+    the reply (with token logprobs when GraphRAG-FI integrates the answer)."""
     config = ctx.config
     if config.sufficiency == "llm":
         reply = ctx.llm.chat([{"role": "user", "content": render(
             "pog_answer_judged", paths=state.get("evidence") or "", question=state["question"])}],
             schema=JudgedAnswer, temperature=0.0, max_tokens=config.answer_max_tokens)
         judged: JudgedAnswer = reply.parsed or JudgedAnswer()
-        return [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()], judged.sufficient
+        return [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()], judged.sufficient, reply
     reply = ctx.llm.chat([{"role": "user", "content": render(
         "pog_answer", paths=state.get("evidence") or "", question=state["question"])}],
-        temperature=0.0, max_tokens=config.answer_max_tokens)
-    return read_answers(reply.text, [names.get(e) or "" for c in kept for e in c.ends]), None
+        temperature=0.0, max_tokens=config.answer_max_tokens, logprobs=config.fi.integrate)
+    return read_answers(reply.text, [names.get(e) or "" for c in kept for e in c.ends]), None, reply
 
 
 def _named_path_end(said: list[str], eligible: list[PathCandidate], names: dict[str, str | None],

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.optional.config import PoolingConfig
+from agent.optional.config import FIConfig, PoolingConfig
 
 # The paper's four pruning strategies.
 Strategy = Literal["fuzzy", "fuzzy+precise", "fuzzy+branch", "fuzzy+branch+precise"]
@@ -51,5 +51,8 @@ class PoGConfig(BaseModel):
     pooling: PoolingConfig = Field(default_factory=PoolingConfig, description="Path pooling of the kept paths' facts "
                                    "before the answer (reselect_from does not apply: every kept fact is pooled).")
     pooled_facts: int = Field(default=30, ge=1, description="Facts the answer prompt shows when pooling is on.")
+    fi: FIConfig = Field(default_factory=FIConfig, description="GraphRAG-FI: filter each phase's ranked paths "
+                         "(coarse, then the model's picks as High Priority Paths); integrate the answer with the "
+                         "model's own by token confidence.")
     explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
     answer_max_tokens: int = Field(default=96, ge=8)

@@ -4,9 +4,12 @@ the path memory, and a neighbour cache shared by every question of a run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
+from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
 from agent.pog.config import PoGConfig
 from agent.pog.memory import PathMemory
 from kg_store import GraphStore
@@ -20,9 +23,15 @@ class PoGContext:
     embedder: Embedder
     config: PoGConfig = field(default_factory=PoGConfig)
     memory: PathMemory | None = None
+    # The embedded model's GGUF, when that is the model in use: GraphRAG-FI reads its attention.
+    model_weights: Path | None = None
     neighbours: NeighborCache = field(init=False)
 
     def __post_init__(self) -> None:
         self.neighbours = NeighborCache(self.store, limit_per_entity=self.config.limit_per_entity)
         if self.memory is None and self.config.path_memory is not None:
             self.memory = PathMemory.load(self.config.path_memory, self.embedder)
+
+    @cached_property
+    def coarse_scorer(self) -> AttentionPathScorer | SimilarityPathScorer:
+        return coarse_scorer(self.config.fi.coarse, self.embedder, self.model_weights)

@@ -6,6 +6,7 @@
           │                              │ (not sufficient:           │
     prune_paths ◄── supplement_with_llm ◄┤  deeper up to D_max,       │
           │     ◄── expand_nodes ◄───────┤  then phase 2, phase 3)    │
+    [filter_paths_fi]                    │                            │
     [pool_kept_paths]                    │                            │
           │                              │                            │
     summarise_paths                      │                            │
@@ -13,11 +14,15 @@
     answer_from_paths ───────────────────┘                            │
           │ (sufficient, or nothing left to try)                      │
        finalise ◄─────────────────────────────────────────────────────┘
+          │
+    [integrate_answers_fi]
 
 Phase 1 explores from the topic entities at the predicted depth and goes one hop deeper
 while the answer is not sufficient; phase 2 (supplement) follows the LLM's own guesses;
 phase 3 (expand) takes one more hop from the best phase-1 paths; each runs once.
-pool_kept_paths (path pooling) is in the flow only when `config.pooling.enabled`.
+Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
+`config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
+`config.fi.filter` / `config.fi.integrate`.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from agent.pog.analysis import analyse_question
 from agent.pog.answering import answer_from_paths, finalise, summarise_paths
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
+from agent.pog.fi import filter_paths_fi, integrate_answers_fi
 from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
 from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
@@ -72,16 +78,25 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     graph.add_edge("go_deeper", "explore_topic_paths")
     for phase in later_phases:
         graph.add_edge(phase, "prune_paths")
+    # Optional nodes between pruning and the answer: GraphRAG-FI's filter, path pooling.
+    before_answer = ["prune_paths"]
+    if config.fi.filter:
+        add("filter_paths_fi", filter_paths_fi)
+        before_answer.append("filter_paths_fi")
     if config.pooling.enabled:  # path pooling reranks the kept paths' facts for the answer
         add("pool_kept_paths", pool_kept_paths)
-        graph.add_edge("prune_paths", "pool_kept_paths")
-        graph.add_edge("pool_kept_paths", "summarise_paths")
-    else:
-        graph.add_edge("prune_paths", "summarise_paths")
+        before_answer.append("pool_kept_paths")
+    for step, following in zip(before_answer, [*before_answer[1:], "summarise_paths"], strict=True):
+        graph.add_edge(step, following)
     graph.add_edge("summarise_paths", "answer_from_paths")
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
                                 ["finalise", "go_deeper", *later_phases])
-    graph.add_edge("finalise", END)
+    if config.fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
+        add("integrate_answers_fi", integrate_answers_fi)
+        graph.add_edge("finalise", "integrate_answers_fi")
+        graph.add_edge("integrate_answers_fi", END)
+    else:
+        graph.add_edge("finalise", END)
     return graph.compile(checkpointer=checkpointer)
 
 

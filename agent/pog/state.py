@@ -75,9 +75,13 @@ class PoGState(TypedDict, total=False):
     # path pooling (optional): the kept paths' facts, reranked, as merged-path lines
     pooled_evidence: str
     pooled_facts: list[dict[str, object]]
+    # GraphRAG-FI (optional): coarse scores, the model's picks, the integration's decisions
+    fi: dict[str, object]
     # answering
     evidence: str  # the kept paths as the answer prompt shows them (or the LLM's summary)
     llm_answers: list[str]
+    answer_reply: str  # the answer call's raw reply and token logprobs (GraphRAG-FI integration)
+    answer_logprobs: list[tuple[str, float]] | None
     answers: list[str]
     answer_entities: list[str]
     answer_path: PathCandidate | None

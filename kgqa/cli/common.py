@@ -52,11 +52,11 @@ def settings_from(store: str | None = None, llm: str | None = None) -> Settings:
 
 def with_pog_flags(settings: Settings, strategy: str | None = None, width: int | None = None,
                    depth: int | None = None, path_memory: Path | None = None,
-                   pooling: dict[str, object] | None = None) -> Settings:
+                   pooling: dict[str, object] | None = None, fi: dict[str, object] | None = None) -> Settings:
     """The settings with the PoG flags that were given laid over them (validated);
-    `pooling` holds PoolingConfig fields (enabled, search, order)."""
+    `pooling` holds PoolingConfig fields (enabled, search, order), `fi` FIConfig fields."""
     flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory,
-             **{f"pooling.{k}": v for k, v in (pooling or {}).items()}}
+             **{f"pooling.{k}": v for k, v in (pooling or {}).items()}, **{f"fi.{k}": v for k, v in (fi or {}).items()}}
     pog = _overlay(settings.pog, flags, "PoG")
     if pog is None:
         return settings

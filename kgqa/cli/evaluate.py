@@ -58,10 +58,10 @@ def eval_command(
     pooling_order: Annotated[str | None, typer.Option(help="Pooled order: recency (best last) or middle.")] = None,
     reselect_from: Annotated[int | None, typer.Option(help="triples: pool the scorer's top N, keep top-k.")] = None,
     fi_filter: Annotated[bool | None, typer.Option("--fi-filter/--no-fi-filter",
-                                                   help="triples: GraphRAG-FI coarse and fine filter.")] = None,
+                                                   help="GraphRAG-FI coarse and fine filter (triples and pog).")] = None,
     fi_integrate: Annotated[bool | None, typer.Option("--fi-integrate/--no-fi-integrate",
-                                                      help="triples: GraphRAG-FI answer integration.")] = None,
-    fi_coarse: Annotated[str | None, typer.Option(help="triples: auto, attention or similarity.")] = None,
+                                                      help="GraphRAG-FI answer integration (triples and pog).")] = None,
+    fi_coarse: Annotated[str | None, typer.Option(help="GraphRAG-FI coarse filter: auto, attention or similarity.")] = None,
     traces: Annotated[bool, typer.Option("--traces/--no-traces",
                                          help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
@@ -77,7 +77,8 @@ def eval_command(
     if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
         raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
     settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory,
-                              {"enabled": pooling, "search": pooling_search, "order": pooling_order})
+                              {"enabled": pooling, "search": pooling_search, "order": pooling_order},
+                              {"filter": fi_filter, "integrate": fi_integrate, "coarse": fi_coarse})
     settings = with_triples_flags(settings, {
         "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
         "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from,

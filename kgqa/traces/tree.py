@@ -36,9 +36,13 @@ def trace_tree(trace: Trace, *, prompts: bool = False) -> Tree:
             topics.add(f"[dim]linked '{escape(mention)}' from: {escape(listed)}[/]")
     if agent.get("indicator"):
         root.add(f"indicator: {escape(agent['indicator'])}")
-    flow = root.add("nodes")
-    for event in events(trace):
-        _event_branch(flow.add(f"[cyan]{event['node']}[/] [dim]{event['seconds']:.3f} s[/]"), event["update"])
+    if events(trace):
+        flow = root.add("nodes")
+        for event in events(trace):
+            _event_branch(flow.add(f"[cyan]{event['node']}[/] [dim]{event['seconds']:.3f} s[/]"), event["update"])
+    elif trace.get("retrieved"):  # a pipeline without agent nodes: what it put in the prompt
+        retrieved = trace["retrieved"]
+        _ranked(root.add(f"retrieved entities ({len(retrieved)})"), retrieved)
     if kept_paths(trace):
         paths = root.add("evidence paths")
         for path in kept_paths(trace):

@@ -1,0 +1,94 @@
+"""GraphRAG-FI inside the PoG graph: the filter's picks lead the answer prompt as High
+Priority Paths; the integration keeps graph and model-only answers by their confidence."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from agent import PoGConfig, PoGContext, build_graph, run_question
+from agent.embeddings import Embedder
+from agent.llm.base import LLMReply
+from agent.optional.graphrag_fi import ScoredAnswer
+from agent.pog.fi import STRUCTURAL, _confidence
+from agent.pog.state import Entity
+from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def ask(llm, embedder, **fi: object):
+    context = PoGContext(film_store(), llm, embedder, PoGConfig(fi=fi))
+    return run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
+
+
+def pick(relation: str):
+    """A fine-filter reply that picks the listed path with this relation."""
+    def reply(prompt: str) -> str:
+        number = next(int(n) for n, text in re.findall(r"^(\d+)\. (.*)$", prompt, re.MULTILINE) if relation in text)
+        return f'{{"paths": [{number}]}}'
+    return reply
+
+
+def spoken(text: str, probability: float) -> LLMReply:
+    """A reply whose answer tokens have this probability."""
+    tokens = [("ans", 0.0), (":", 0.0)] + [(f" {word}", math.log(probability)) for word in text.split()]
+    return LLMReply(text=f"ans: {text}", logprobs=tokens)
+
+
+def test_the_models_pick_leads_the_answer_prompt_as_high_priority(embedder) -> None:
+    llm = scripted(analyse=analysis(1), fi_filter=pick("release_year"), answer="ans: 1988")
+    state = ask(llm, embedder, filter=True, keep=10)
+    events = [e["node"] for e in state["events"]]
+    assert events.index("filter_paths_fi") == events.index("prune_paths") + 1
+    assert state["kept"][0].text == "Big -> release_year -> 1988"
+    assert state["evidence"].startswith("High Priority Paths:\nPath 1: Big -> release_year -> 1988\n\nAdditional Paths:")
+    assert state["fi"]["coarse_filter"] == "similarity" and len(state["fi"]["coarse"]) == len(state["candidates"])
+    assert state["fi"]["high_priority"] == ["Big -> release_year -> 1988"]
+    assert kinds_asked(llm) == ["analyse", "fi_filter", "answer"] and state["answers"] == ["1988"]
+
+
+def test_the_coarse_filter_keeps_its_best_and_garbage_from_the_model_keeps_that_order(embedder) -> None:
+    llm = scripted(analyse=analysis(1), fi_filter="}{ nothing", answer="ans: Penny Marshall")
+    state = ask(llm, embedder, filter=True, keep=2)
+    coarse = state["fi"]["coarse"]
+    assert len(coarse) == 2 and coarse[0]["score"] >= coarse[1]["score"]
+    assert state["fi"]["high_priority"] == [] and [c.text for c in state["kept"]] == [c["text"] for c in coarse]
+    assert state["evidence"].startswith("High Priority Paths:\n(none)") and state["answers"] == ["Penny Marshall"]
+
+
+def test_an_unsure_graph_answer_gives_way_to_a_sure_model_answer(embedder) -> None:
+    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", 0.3),
+                   io=lambda _: spoken("Garry Marshall", 0.99))
+    state = ask(llm, embedder, integrate=True, tau_graph=0.5, tau_llm=0.9)
+    assert state["answers"] == ["Garry Marshall"] and state["source"] == "llm" and state["answer_entities"] == []
+    fates = {(d["source"], d["answer"]): (round(d["probability"], 2), d["kept"]) for d in state["fi"]["integration"]}
+    assert fates == {("graph", "Penny Marshall"): (0.3, False), ("llm", "Garry Marshall"): (0.99, True)}
+    assert state["events"][-1]["node"] == "integrate_answers_fi"
+
+
+def test_a_sure_graph_answer_stays_and_an_unsure_model_answer_is_dropped(embedder) -> None:
+    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", 0.9),
+                   io=lambda _: spoken("Garry Marshall", 0.4))
+    state = ask(llm, embedder, integrate=True, tau_graph=0.5, tau_llm=0.9)
+    assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg"
+    assert state["answer_entities"] == ["Penny Marshall"]
+
+
+def test_answers_the_model_did_not_name_share_the_named_ones_confidence_or_are_structural() -> None:
+    named = [ScoredAnswer("Ron Howard", 0.8)]
+    assert _confidence("Ron Howard", ["Ron Howard", "Penny Marshall"], named) == 0.8
+    assert _confidence("Penny Marshall", ["Ron Howard", "Penny Marshall"], named) == 0.8  # same path's ends
+    assert _confidence("Penny Marshall", ["Penny Marshall"], [ScoredAnswer("Someone Else", 0.9)]) == STRUCTURAL
+
+
+def test_the_fi_nodes_are_in_the_graph_only_when_enabled() -> None:
+    assert not {"filter_paths_fi", "integrate_answers_fi"} & set(build_graph(PoGConfig()).get_graph().nodes)
+    both = PoGConfig(fi={"filter": True, "integrate": True}, pooling={"enabled": True})
+    nodes = set(build_graph(both).get_graph().nodes)
+    assert {"filter_paths_fi", "integrate_answers_fi", "pool_kept_paths"} <= nodes
