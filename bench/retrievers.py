@@ -45,12 +45,13 @@ def main() -> None:
     parser.add_argument("--sample", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ks", default="30,50,100")
+    parser.add_argument("--device", default="cpu", help="Embedding device: cpu or cuda.")
     parser.add_argument("--json", action="store_true", help="JSON lines only (the default output).")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     question_set = read_questions(args.questions, args.format)
     questions = select(question_set, sample=args.sample, seed=args.seed)
-    embedder = Embedder(Path.home() / ".local/share/kgqa/cache/embeddings.sqlite")
+    embedder = Embedder(Path.home() / ".local/share/kgqa/cache/embeddings.sqlite", device=args.device)
     scout = None
     if args.scout_model:
         import torch

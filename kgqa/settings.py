@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     pog: PoGConfig = Field(default_factory=PoGConfig, description="The PoG agent (KGQA_POG__STRATEGY=..., ...).")
     triples: TriplesConfig = Field(
         default_factory=TriplesConfig, description="The triple pipeline and its optional nodes (KGQA_TRIPLES__...).")
+    embedding_device: Literal["cpu", "cuda"] = Field(
+        default="cpu", description="Where sentence embeddings are computed (cuda: a GPU, for big training runs).")
     llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
 
     @property

@@ -31,7 +31,7 @@ def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settin
         return LLMOnlyPipeline(llm)
     from agent.embeddings import Embedder
 
-    embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
+    embedder = Embedder.from_settings(settings)
     if name == "pog":
         from agent.pipelines.pog import PoGPipeline
 

@@ -111,7 +111,7 @@ def answer_one(settings: Settings, store_url: str, text: str, topics: list[str],
     with opened(settings, store_url, read_only=True) as store:
         try:
             with open_llm(settings) as llm:
-                pipeline = PoGPipeline(llm, store, Embedder(settings.cache_dir / "embeddings.sqlite"), settings.pog)
+                pipeline = PoGPipeline(llm, store, Embedder.from_settings(settings), settings.pog)
                 started = time.perf_counter()
                 with llm.track(log=trace_path is not None) as usage:
                     state = pipeline.run(question)

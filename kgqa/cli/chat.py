@@ -84,7 +84,7 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
             raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
         try:
             model = stack.enter_context(open_llm(settings))
-            context = ChatContext(PoGContext(store, model, Embedder(settings.cache_dir / "embeddings.sqlite"),
+            context = ChatContext(PoGContext(store, model, Embedder.from_settings(settings),
                                              settings.pog), trace_dir=settings.trace_dir)
         except (LLMError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc

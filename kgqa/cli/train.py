@@ -30,6 +30,8 @@ def train_kg_scout(
     k: Annotated[int, typer.Option("--k", help="Triples the policy selects.")] = 100,
     candidates: Annotated[int, typer.Option(help="Cosine pre-filter: candidates per question.")] = 1000,
     patience: Annotated[int, typer.Option(help="Epochs without a better validation reward before stopping.")] = 5,
+    device: Annotated[str | None, typer.Option(
+        help="cpu or cuda, for the embeddings and the policy; default KGQA_EMBEDDING_DEVICE (cpu).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Train the KG-Scout policy (REINFORCE; reward 2 presence + 4 connectivity + 1
@@ -45,6 +47,10 @@ def train_kg_scout(
     if out_path.suffix != ".pt":
         raise fail("--out should name a .pt file", 2)
     settings = settings_from(store)
+    if device is not None:
+        if device not in ("cpu", "cuda"):
+            raise fail("--device must be cpu or cuda", 2)
+        settings = settings.model_copy(update={"embedding_device": device})
     chosen, gold = [], {}
     for path in questions:
         try:
@@ -56,8 +62,9 @@ def train_kg_scout(
         # prefix, so removing them afterwards would shrink the training set instead.
         chosen += select(question_set, sample=sample, seed=seed, exclude=held_out)
         gold.update(question_set.gold)
-    config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, seed=seed)
-    embedder = Embedder(settings.cache_dir / "embeddings.sqlite")
+    config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, seed=seed,
+                            device=settings.embedding_device)
+    embedder = Embedder.from_settings(settings)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn())
     lines = ProgressLines()

@@ -53,11 +53,12 @@ def sample_without_replacement(logits: torch.Tensor, k: int, generator: torch.Ge
     """k indices drawn one after another from softmax(logits) without replacement
     (Gumbel-top-k draws exactly that), and the log-probability of each draw given the
     earlier ones: z_i - logsumexp(z of the candidates still left)."""
-    gumbel = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_min(1e-20)))
+    noise = torch.rand(logits.shape, generator=generator, device=generator.device if generator else logits.device)
+    gumbel = -torch.log(-torch.log(noise.to(logits.device).clamp_min(1e-20)))
     chosen = torch.topk(logits.detach() + gumbel, k).indices
     picked = logits[chosen]
     # logsumexp over what is left before each draw = log(total - sum of the earlier picks)
     total = torch.logsumexp(logits, dim=0)
-    earlier = torch.cat([torch.zeros(1), torch.cumsum(torch.exp(picked - total), dim=0)[:-1]])
+    earlier = torch.cat([torch.zeros(1, device=logits.device), torch.cumsum(torch.exp(picked - total), dim=0)[:-1]])
     remaining = total + torch.log((1.0 - earlier).clamp_min(1e-12))
     return chosen, picked - remaining

@@ -46,6 +46,7 @@ class TrainingConfig:
     max_degree: int = 200
     max_edges: int = 5_000
     seed: int = 0
+    device: str = "cpu"  # where the policy trains (cuda: a GPU)
 
 
 @dataclass
@@ -56,10 +57,9 @@ class Example:
     candidates: Candidates
     reference: list[list[Edge]] = field(default_factory=list)  # shortest topic-answer paths among the candidates
 
-    def tensors(self) -> tuple[torch.Tensor, ...]:
+    def tensors(self, device: str = "cpu") -> tuple[torch.Tensor, ...]:
         c = self.candidates
-        return (torch.from_numpy(c.question), torch.from_numpy(c.triple_vectors), torch.from_numpy(c.relation_vectors),
-                torch.from_numpy(c.ppr))
+        return tuple(torch.from_numpy(a).to(device) for a in (c.question, c.triple_vectors, c.relation_vectors, c.ppr))
 
 
 def prepare(store: GraphStore, questions: Sequence[Question], gold: dict[str, Gold], embedder: Embedder,
@@ -95,12 +95,12 @@ def train(examples: list[Example], config: TrainingConfig,
           on_epoch: Callable[[dict], None] | None = None) -> tuple[PolicyNetwork, list[dict]]:
     """The trained policy (its best epoch by validation reward) and each epoch's figures."""
     torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
+    generator = torch.Generator(device=config.device).manual_seed(config.seed)
     order = list(examples)
     random.Random(config.seed).shuffle(order)
     held_out = max(1, math.ceil(config.validation_share * len(order))) if len(order) > 1 else 0
     validation, training = order[:held_out], order[held_out:] or order
-    model = PolicyNetwork()
+    model = PolicyNetwork().to(config.device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
     total_steps = max(1, len(training) * config.epochs // config.accumulate)
 
@@ -119,7 +119,7 @@ def train(examples: list[Example], config: TrainingConfig,
         rewards = []
         optimizer.zero_grad()
         for count, example in enumerate(training, 1):
-            scores = model(*example.tensors())
+            scores = model(*example.tensors(config.device))
             chosen, log_probs = sample_without_replacement(model.logits(scores), config.k, generator)
             value = selection_reward(example, chosen.tolist())
             (-(value - baseline) * log_probs.mean() / config.accumulate).backward()
@@ -132,7 +132,7 @@ def train(examples: list[Example], config: TrainingConfig,
                 optimizer.zero_grad()
                 baseline = _update_baseline(baseline, sum(pending) / len(pending))
                 pending = []
-        validation_reward = evaluate(model, validation or training, config.k)
+        validation_reward = evaluate(model, validation or training, config.k, config.device)
         row = {"epoch": epoch, "train_reward": round(sum(rewards) / len(rewards), 4),
                "validation_reward": round(validation_reward, 4), "baseline": round(baseline, 4),
                "temperature": round(model.temperature.detach().clamp(0.1, 5.0).item(), 4),
@@ -148,7 +148,7 @@ def train(examples: list[Example], config: TrainingConfig,
                 break
     if best_state is not None:
         model.load_state_dict(best_state)
-    model.eval()
+    model.to("cpu").eval()  # checkpoints and scoring are on the CPU
     return model, history
 
 
@@ -162,18 +162,18 @@ def _update_baseline(baseline: float, average: float) -> float:
     return min(baseline, 0.9 * average)
 
 
-def top_k(model: PolicyNetwork, example: Example, k: int) -> list[int]:
+def top_k(model: PolicyNetwork, example: Example, k: int, device: str = "cpu") -> list[int]:
     with torch.no_grad():
-        scores = model(*example.tensors())
+        scores = model(*example.tensors(device))
     return torch.topk(scores, min(k, len(scores))).indices.tolist()
 
 
-def evaluate(model: PolicyNetwork, examples: Sequence[Example], k: int) -> float:
+def evaluate(model: PolicyNetwork, examples: Sequence[Example], k: int, device: str = "cpu") -> float:
     """Mean reward of the deterministic top-k (eval mode), the early-stopping signal."""
     if not examples:
         return 0.0
     model.eval()
-    return sum(selection_reward(e, top_k(model, e, k)) for e in examples) / len(examples)
+    return sum(selection_reward(e, top_k(model, e, k, device)) for e in examples) / len(examples)
 
 
 def save_checkpoint(path: Path, model: PolicyNetwork, config: TrainingConfig, history: list[dict],
