@@ -9,7 +9,7 @@ from html import escape
 from kgqa.traces import Trace, cost, events, kept_paths, prompt_text, source
 from kgqa.traces.graph import GraphEdge, ReasoningGraph, reasoning_graph
 
-COLUMN_WIDTH, NODE_WIDTH, ROW_HEIGHT, NODE_HEIGHT = 240, 180, 40, 26
+COLUMN_WIDTH, NODE_WIDTH, ROW_HEIGHT, NODE_HEIGHT = 320, 180, 40, 26
 TIMELINE_WIDTH, LANE_HEIGHT = 900, 22
 
 STYLE = """
@@ -77,9 +77,9 @@ def graph_svg(graph: ReasoningGraph) -> str:
             f"viewBox='0 0 {width} {height}'>"),
            ("<defs><marker id='arrow' viewBox='0 0 10 10' refX='10' refY='5' markerWidth='6' markerHeight='6' "
             "orient='auto-start-reverse'><path d='M0,0L10,5L0,10z' fill='#66717d'/></marker></defs>")]
-    # Pruned edges first so the kept ones are drawn over them.
-    for edge in sorted(graph.edges, key=lambda e: e.kept):
-        out.append(_edge(graph, edge))
+    # Pruned edges first so the kept ones are drawn over them; labels last, over everything.
+    edges = [_edge(graph, edge) for edge in sorted(graph.edges, key=lambda e: e.kept)]
+    out += [line for line, _ in edges]
     for node in graph.nodes.values():
         x, y = node.column * COLUMN_WIDTH + 4, node.row * ROW_HEIGHT + 6
         label = node.name if len(node.name) <= 28 else node.name[:27] + "…"
@@ -87,12 +87,15 @@ def graph_svg(graph: ReasoningGraph) -> str:
                    f"<title>{escape(node.name)} ({escape(node.id)})</title>"
                    f"<rect x='{x}' y='{y}' rx='5' width='{NODE_WIDTH}' height='{NODE_HEIGHT}'/>"
                    f"<text x='{x + 8}' y='{y + 17}'>{escape(label)}</text></g>")
+    out += [label for _, label in edges]
     out.append("</svg><div class='legend meta'><span>■ blue: topic entity</span><span>■ green: answer</span>"
                "<span>solid: kept path</span><span>dashed: explored, pruned away</span></div>")
     return "".join(out)
 
 
-def _edge(graph: ReasoningGraph, edge: GraphEdge) -> str:
+def _edge(graph: ReasoningGraph, edge: GraphEdge) -> tuple[str, str]:
+    """The edge's line, and its relation label (drawn after the nodes, at the target's end
+    so that edges fanning out of one node keep their labels apart)."""
     head, tail = graph.nodes[edge.source], graph.nodes[edge.target]
     x1, y1 = head.column * COLUMN_WIDTH + 4 + NODE_WIDTH, head.row * ROW_HEIGHT + 6 + NODE_HEIGHT / 2
     x2, y2 = tail.column * COLUMN_WIDTH + 4, tail.row * ROW_HEIGHT + 6 + NODE_HEIGHT / 2
@@ -101,9 +104,12 @@ def _edge(graph: ReasoningGraph, edge: GraphEdge) -> str:
     relation = edge.relation.rsplit(".", 1)[-1]
     label = relation if edge.forward else f"← {relation}"
     marker = "marker-end='url(#arrow)'" if edge.forward else "marker-start='url(#arrow)'"
-    return (f"<g class='edge {'e-kept' if edge.kept else 'e-pruned'}'><title>{escape(edge.relation)}</title>"
-            f"<path d='M{x1},{y1} C{x1 + 30},{y1} {x2 - 30},{y2} {x2},{y2}' fill='none' {marker}/>"
-            f"<text x='{(x1 + x2) / 2 - 20}' y='{(y1 + y2) / 2 - 3}' fill='#66717d'>{escape(label[:24])}</text></g>")
+    kind = "e-kept" if edge.kept else "e-pruned"
+    line = (f"<g class='edge {kind}'><title>{escape(edge.relation)}</title>"
+            f"<path d='M{x1},{y1} C{x1 + 40},{y1} {x2 - 40},{y2} {x2},{y2}' fill='none' {marker}/></g>")
+    text = (f"<text class='edge-label' x='{x2 - 8}' y='{y2 - 4}' text-anchor='end' fill='#66717d'>"
+            f"<title>{escape(edge.relation)}</title>{escape(label[:24])}</text>")
+    return line, text
 
 
 def timeline_svg(trace: Trace) -> str:
