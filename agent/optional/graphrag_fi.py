@@ -167,10 +167,23 @@ class PathPicks(BaseModel):
     paths: list[int] = Field(default_factory=list)
 
 
+# Characters of path listing in the fine-filter prompt: 40 three-hop paths with their
+# names overflowed the local model's 4,096-token context.
+FINE_LISTING_CHARS = 7_000
+
+
 def fine_filter(llm: LLMClient, question: str, paths: Sequence[str]) -> list[int]:
-    """Indices (0-based, in the model's order) of the paths the model calls useful."""
+    """Indices (0-based, in the model's order) of the paths the model calls useful. The
+    prompt lists the best-first paths while they fit FINE_LISTING_CHARS (at least one)."""
     if not paths:
         return []
+    shown, chars = 0, 0
+    for path in paths:
+        chars += len(path) + 6
+        if shown and chars > FINE_LISTING_CHARS:
+            break
+        shown += 1
+    paths = paths[:shown]
     listing = "\n".join(f"{i}. {p}" for i, p in enumerate(paths, 1))
     reply = llm.chat([{"role": "user", "content": render("fi_fine_filter", question=question, paths=listing)}],
                      schema=PathPicks, temperature=0.0, max_tokens=96)
