@@ -16,3 +16,23 @@ def _template(name: str) -> Template:
 def render(name: str, **slots: object) -> str:
     """The prompt `name` with every slot filled; a missing slot is an error, not a blank."""
     return _template(name).substitute({k: str(v) for k, v in slots.items()})
+
+
+# Characters of listed paths per prompt: with the instructions a prompt stays well inside
+# the local model's 4,096-token context (40 three-hop paths with their names do not).
+LISTING_CHARS = 7_000
+
+
+def batches(lengths: list[int], max_count: int, max_chars: int = LISTING_CHARS) -> list[tuple[int, int]]:
+    """Consecutive (start, end) ranges of at most `max_count` items and `max_chars`
+    characters (an item longer than that alone): how a long listing is cut into prompts."""
+    ranges: list[tuple[int, int]] = []
+    start, chars = 0, 0
+    for index, length in enumerate(lengths):
+        if index > start and (index - start >= max_count or chars + length > max_chars):
+            ranges.append((start, index))
+            start, chars = index, 0
+        chars += length
+    if start < len(lengths):
+        ranges.append((start, len(lengths)))
+    return ranges

@@ -134,12 +134,13 @@ def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention
 
 
 def test_the_fine_filter_prompt_lists_the_best_paths_that_fit_the_models_context() -> None:
-    from agent.optional.graphrag_fi import FINE_LISTING_CHARS, fine_filter
+    from agent.optional.graphrag_fi import fine_filter
+    from prompts import LISTING_CHARS
 
     long_paths = [f"Entity {i} -> " + "film.performance.character -> " * 10 + f"End {i}" for i in range(40)]
     llm = FakeLLM(lambda messages: '{"paths": [1, 3, 99]}')
     picked = fine_filter(llm, "who?", long_paths)
     prompt = llm.calls[0][-1]["content"]
     assert "1. Entity 0 ->" in prompt and "40. Entity 39" not in prompt  # best first, the tail left out
-    assert len(prompt) < FINE_LISTING_CHARS + 1_000
+    assert len(prompt) < LISTING_CHARS + 1_000
     assert picked == [0, 2]  # numbers past the listing are ignored

@@ -316,7 +316,7 @@ def test_the_graph_is_built_from_the_settings_object(embedder: Embedder) -> None
 
 
 def test_selection_batches_respect_both_the_count_and_the_prompt_size() -> None:
-    from agent.pog.pruning import batches
+    from prompts import batches
 
     assert batches([10] * 5, 2, 1_000) == [(0, 2), (2, 4), (4, 5)]
     assert batches([400, 400, 400, 50, 9_000, 10], 40, 1_000) == [(0, 2), (2, 4), (4, 5), (5, 6)]

@@ -29,7 +29,7 @@ from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.llm.base import LLMClient
 from agent.pipelines.base import read_answers
-from prompts import render
+from prompts import batches, render
 
 # RoG's answering instruction, the prompt layout the attention pass reads (paper, A.6).
 ROG_INSTRUCTION = ("Based on the reasoning paths, please answer the given question. Please keep the answer as simple "
@@ -167,22 +167,12 @@ class PathPicks(BaseModel):
     paths: list[int] = Field(default_factory=list)
 
 
-# Characters of path listing in the fine-filter prompt: 40 three-hop paths with their
-# names overflowed the local model's 4,096-token context.
-FINE_LISTING_CHARS = 7_000
-
-
 def fine_filter(llm: LLMClient, question: str, paths: Sequence[str]) -> list[int]:
     """Indices (0-based, in the model's order) of the paths the model calls useful. The
-    prompt lists the best-first paths while they fit FINE_LISTING_CHARS (at least one)."""
+    prompt lists the best-first paths that fit one prompt's listing (at least one)."""
     if not paths:
         return []
-    shown, chars = 0, 0
-    for path in paths:
-        chars += len(path) + 6
-        if shown and chars > FINE_LISTING_CHARS:
-            break
-        shown += 1
+    _, shown = batches([len(p) + 6 for p in paths], len(paths))[0]  # + the "N. " and line break
     paths = paths[:shown]
     listing = "\n".join(f"{i}. {p}" for i, p in enumerate(paths, 1))
     reply = llm.chat([{"role": "user", "content": render("fi_fine_filter", question=question, paths=listing)}],

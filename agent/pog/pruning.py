@@ -14,7 +14,7 @@ from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
-from prompts import render
+from prompts import batches, render
 
 
 class PathChoice(BaseModel):
@@ -52,33 +52,13 @@ def _entities(*groups: Iterable[PathCandidate]) -> set[str]:
     return {e for group in groups for c in group for e in (c.seed, *c.joins, *(x for hop in c.hops for x in hop))}
 
 
-# Characters of path listing per selection prompt: with the instructions, a prompt stays
-# well inside a 4,096-token context (40 three-hop paths with their entity names do not).
-SELECT_LISTING_CHARS = 7_000
-
-
-def batches(lengths: list[int], max_count: int, max_chars: int) -> list[tuple[int, int]]:
-    """Consecutive (start, end) ranges of at most `max_count` items and `max_chars`
-    characters (an item longer than that alone)."""
-    ranges: list[tuple[int, int]] = []
-    start, chars = 0, 0
-    for index, length in enumerate(lengths):
-        if index > start and (index - start >= max_count or chars + length > max_chars):
-            ranges.append((start, index))
-            start, chars = index, 0
-        chars += length
-    if start < len(lengths):
-        ranges.append((start, len(lengths)))
-    return ranges
-
-
 def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidate]) -> list[PathCandidate]:
     """The LLM picks the most useful paths, in batches of `precise_batch` (fewer when
     their texts are long); its picks go
     first (in its order), the rest keep the fuzzy order behind them."""
     config = ctx.config
     picked: list[int] = []
-    for start, end in batches([len(c.text) for c in candidates], config.precise_batch, SELECT_LISTING_CHARS):
+    for start, end in batches([len(c.text) for c in candidates], config.precise_batch):
         batch = candidates[start:end]
         if len(batch) <= 1 and start:
             break
