@@ -113,6 +113,32 @@ def test_memory_build_reports_what_it_learnt_and_resumes(kb: Path, tmp_path: Pat
     assert invoke(*args).exit_code == 0 and memory.read_text() == before  # nothing redone
 
 
+def test_train_kg_scout_writes_a_checkpoint_the_scorer_loads(tmp_path: Path) -> None:
+    from agent.optional.kg_scout.training import load_checkpoint
+
+    kb = tmp_path / "kb.txt"
+    kb.write_text("".join(f"Movie {m}|directed_by|Director {m}\n" + "".join(
+        f"Movie {m}|starred_actors|Actor {m}{a}\n" for a in range(6)) for m in "ABCD"))
+    store = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("".join(f"who directed [Movie {m}]\tDirector {m}\n" for m in "ABCD")
+                         + "who directed [Movie A]\tNobody Known\n")
+    args = ["train", "kg-scout", "--questions", str(questions), "-f", "metaqa", "--store", store, "--k", "3",
+            "--candidates", "20", "--epochs", "3", "--min-epochs", "3", "--patience", "1"]
+    model = tmp_path / "scout.pt"
+    result = invoke(*args, "--out", str(model), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    # The question whose answer is in no fact teaches nothing; the minimum outlasts patience.
+    assert (report["questions"], report["used"], report["epochs"]) == (5, 4, 3)
+    _, saved = load_checkpoint(model)
+    assert saved["trained_on"]["used"] == 4 and saved["config"]["k"] == 3
+    assert invoke(*args, "--out", str(tmp_path / "scout.txt")).exit_code == 2
+    too_many = invoke(*args[:-10], "--k", "50", "--out", str(tmp_path / "big.pt"))
+    assert too_many.exit_code != 0 and "nothing to learn from" in too_many.output
+
+
 @pytest.mark.server
 def test_wrong_credentials_are_a_clear_error(virtuoso_url: str, kb: Path) -> None:
     wrong = re.sub(r"//dba:[^@]*@", "//dba:not-the-password@", virtuoso_url)

@@ -113,6 +113,14 @@ def test_training_raises_the_reward_on_a_learnable_task(tmp_path: Path) -> None:
     assert evaluate(loaded, examples, 4) == pytest.approx(evaluate(model, examples, 4))
 
 
+def test_early_stopping_waits_for_the_minimum_epochs() -> None:
+    examples = synthetic_examples(16)
+    stopping = {"epochs": 12, "accumulate": 8, "warmup_steps": 5, "learning_rate": 0.0, "validation_share": 0.25}
+    # A learning rate of 0 never improves on epoch 1: patience alone stops after epoch 2.
+    assert len(train(examples, TrainingConfig(k=4, patience=1, min_epochs=1, **stopping))[1]) == 2
+    assert len(train(examples, TrainingConfig(k=4, patience=1, min_epochs=6, **stopping))[1]) == 6
+
+
 def test_a_file_that_is_not_a_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "model.pt"
     bad.write_text("not a model")
@@ -121,6 +129,42 @@ def test_a_file_that_is_not_a_checkpoint_is_a_clear_error(tmp_path: Path) -> Non
     torch.save({"something": "else"}, bad)
     with pytest.raises(ValueError, match="not a KG-Scout checkpoint"):
         load_checkpoint(bad)
+
+
+def _policy_inputs(rows: int = 50) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(3)
+
+    def unit(*shape: int) -> torch.Tensor:
+        return torch.nn.functional.normalize(torch.randn(*shape, generator=generator), dim=-1)
+
+    return unit(384), unit(rows, 384), unit(rows, 384), torch.rand(rows, 2, generator=generator) / 100
+
+
+def test_the_fast_forward_scores_and_learns_as_the_layers_as_written() -> None:
+    torch.manual_seed(0)
+    model, inputs = PolicyNetwork().eval(), _policy_inputs()
+    fast = model(*inputs)
+    assert torch.allclose(fast, model.reference_forward(*inputs), atol=1e-5)
+    fast.sum().backward()
+    fast_grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    model.reference_forward(*inputs).sum().backward()
+    for name, p in model.named_parameters():
+        if p.grad is not None and p.grad.abs().sum() > 0:
+            assert torch.allclose(fast_grads[name], p.grad, atol=1e-4), name
+
+
+def test_the_fast_forward_drops_attention_heads_per_row_in_training() -> None:
+    """With one key, attention dropout zeroes whole heads of a row (p = 0.1), scaled by
+    1/0.9 elsewhere: rows differ in training, and their mean is the eval-mode row."""
+    torch.manual_seed(0)
+    model, (question, *_) = PolicyNetwork(), _policy_inputs()
+    weight = model.tower_triples[0].weight[:, 384:768].detach()
+    with torch.no_grad():
+        rows = model.train()._attended(model.attend_triples, question, 20_000, weight)
+        expected = model.eval()._attended(model.attend_triples, question, 1, weight)[0]
+    assert len({tuple(r.tolist()) for r in rows[:50]}) > 1
+    assert torch.allclose(rows.mean(0), expected, atol=5 * float(expected.abs().max()) / 20_000 ** 0.5)
 
 
 def test_the_scorer_scores_candidates_and_zero_for_the_rest(tmp_path: Path) -> None:

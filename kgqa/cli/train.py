@@ -30,6 +30,7 @@ def train_kg_scout(
     k: Annotated[int, typer.Option("--k", help="Triples the policy selects.")] = 100,
     candidates: Annotated[int, typer.Option(help="Cosine pre-filter: candidates per question.")] = 1000,
     patience: Annotated[int, typer.Option(help="Epochs without a better validation reward before stopping.")] = 5,
+    min_epochs: Annotated[int, typer.Option(help="Epochs always trained before early stopping may end the run.")] = 10,
     device: Annotated[str | None, typer.Option(
         help="cpu or cuda, for the embeddings and the policy; default KGQA_EMBEDDING_DEVICE (cpu).")] = None,
     as_json: JsonOpt = False,
@@ -62,8 +63,8 @@ def train_kg_scout(
         # prefix, so removing them afterwards would shrink the training set instead.
         chosen += select(question_set, sample=sample, seed=seed, exclude=held_out)
         gold.update(question_set.gold)
-    config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, seed=seed,
-                            device=settings.embedding_device)
+    config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, min_epochs=min_epochs,
+                            seed=seed, device=settings.embedding_device)
     embedder = Embedder.from_settings(settings)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn())

@@ -6,6 +6,16 @@
     s_A    = TowerA([T_i, Q_trip_i, q, PPR_i])
     s_B    = TowerB([R_i, Q_rel_i, q, PPR_i])
     score  = Combiner([s_A, s_B, g]);   policy = softmax(score / temperature)
+
+`forward` computes exactly that, but cheaply (training on a CPU in minutes needs it). With
+one key, each head's softmax weight is 1, so an attention's output row is
+out_proj(v_proj(q)) whatever the query; in training, dropout on the attention weights
+zeroes a head's weight for a row with probability p and scales the others by 1/(1-p),
+which is drawn here as an (N, heads) mask. The first layer of a tower is linear in the
+concatenation, so the parts that are the same for every candidate (q, the attention's
+mean row) are computed once, and only T_i and R_i go through N x d x d products: 2.6x
+fewer multiplications than running the layers as written (`reference_forward`, kept for
+the tests). The parameters are the same modules, so checkpoints are unchanged.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ def _tower(inputs: int) -> nn.Sequential:
 class PolicyNetwork(nn.Module):
     def __init__(self, dims: int = DIMENSIONS) -> None:
         super().__init__()
+        self.dims = dims
         self.attend_triples = nn.MultiheadAttention(dims, num_heads=8, dropout=0.1, batch_first=True)
         self.attend_relations = nn.MultiheadAttention(dims, num_heads=8, dropout=0.1, batch_first=True)
         self.gate = nn.Sequential(*_tower(3 * dims), nn.Sigmoid())
@@ -35,6 +46,41 @@ class PolicyNetwork(nn.Module):
     def forward(self, question: torch.Tensor, triples: torch.Tensor, relations: torch.Tensor,
                 ppr: torch.Tensor) -> torch.Tensor:
         """Scores (N,) of N candidates; question (d,), triples and relations (N, d), ppr (N, 2)."""
+        d, n = self.dims, triples.shape[0]
+        gate_in, tower_a, tower_b = self.gate[0], self.tower_triples[0], self.tower_relations[0]
+        hidden = tower_a.out_features
+        # Rows [T_i | R_i] times the first layers' T and R columns, in two products.
+        from_triples = triples @ torch.cat([tower_a.weight[:, :d], gate_in.weight[:, d:2 * d]]).T
+        from_relations = relations @ torch.cat([tower_b.weight[:, :d], gate_in.weight[:, 2 * d:]]).T
+        seen_a = self._attended(self.attend_triples, question, n, tower_a.weight[:, d:2 * d])
+        seen_b = self._attended(self.attend_relations, question, n, tower_b.weight[:, d:2 * d])
+        first_a = (from_triples[:, :hidden] + seen_a + ppr @ tower_a.weight[:, 3 * d:].T
+                   + (tower_a.weight[:, 2 * d:3 * d] @ question + tower_a.bias))
+        first_b = (from_relations[:, :hidden] + seen_b + ppr @ tower_b.weight[:, 3 * d:].T
+                   + (tower_b.weight[:, 2 * d:3 * d] @ question + tower_b.bias))
+        first_gate = from_triples[:, hidden:] + from_relations[:, hidden:] + (gate_in.weight[:, :d] @ question + gate_in.bias)
+        a = self.tower_triples[1:](first_a)
+        b = self.tower_relations[1:](first_b)
+        gate = self.gate[1:](first_gate)
+        return self.combiner(torch.cat([a, b, gate], dim=-1)).squeeze(-1)
+
+    def _attended(self, attention: nn.MultiheadAttention, question: torch.Tensor, rows: int,
+                  weight: torch.Tensor) -> torch.Tensor:
+        """`weight` @ the attention's output row for each of `rows` queries over the one key."""
+        d, heads = self.dims, attention.num_heads
+        value = attention.in_proj_weight[2 * d:] @ question + attention.in_proj_bias[2 * d:]
+        # Each head's share of out_proj(value), then through `weight`: (heads, hidden).
+        per_head = (attention.out_proj.weight.view(d, heads, d // heads) * value.view(1, heads, -1)).sum(-1).T
+        per_head = per_head @ weight.T
+        constant = attention.out_proj.bias @ weight.T
+        if self.training and attention.dropout > 0:
+            keep = torch.bernoulli(torch.full((rows, heads), 1 - attention.dropout, device=question.device))
+            return keep / (1 - attention.dropout) @ per_head + constant
+        return (per_head.sum(0) + constant).expand(rows, -1)
+
+    def reference_forward(self, question: torch.Tensor, triples: torch.Tensor, relations: torch.Tensor,
+                          ppr: torch.Tensor) -> torch.Tensor:
+        """The layers run as written (slow); `forward` must agree with it."""
         q = question.unsqueeze(0)
         seen_by_triples, _ = self.attend_triples(triples, q, q, need_weights=False)
         seen_by_relations, _ = self.attend_relations(relations, q, q, need_weights=False)
