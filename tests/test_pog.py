@@ -167,6 +167,39 @@ def test_branch_reduction_keeps_the_chosen_first_steps(embedder: Embedder) -> No
     assert all(path.steps[0] == ("starred_actors", False) for path in state["kept"])
 
 
+def test_branch_reduction_does_not_offer_a_whole_shorter_path_as_a_start(embedder: Embedder) -> None:
+    """At prefix length 2, the 1-hop path to the middle entity was whole at length 1 (its
+    start kept): it stays in fuzzy order, and only the 2-hop starts are listed."""
+    from agent.pog.pruning import branch_reduce
+
+    names = {e: e for e in ("Hell Drivers", "Cy Endfield", "Zulu", "Mysterious Island")}
+
+    def path(steps: list[tuple[str, bool]], hops: list[list[str]], score: float) -> PathCandidate:
+        return PathCandidate(seed="Hell Drivers", steps=steps, hops=hops, phase="topic", score=score,
+                             text=path_text("Hell Drivers", steps, hops, names, 3))
+
+    wrote, directed = ("written_by", True), ("directed_by", True)
+    films_written, films_directed = ("written_by", False), ("directed_by", False)
+    candidates = [path([wrote, films_written], [["Cy Endfield"], ["Zulu"]], 2.4),
+                  path([directed, films_written], [["Cy Endfield"], ["Zulu"]], 1.4),
+                  path([wrote, films_directed], [["Cy Endfield"], ["Mysterious Island"]], 0.9),
+                  path([directed, films_directed], [["Cy Endfield"], ["Mysterious Island"]], 0.8),
+                  path([wrote], [["Cy Endfield"]], 0.4)]
+    listings: list[list[str]] = []
+
+    def choose(prompt: str) -> str:  # the first start through written_by, then the one that ends in Zulu
+        lines = [line for line in prompt.splitlines() if line[:1].isdigit()]
+        listings.append(lines)
+        wanted = "Zulu" if len(listings) > 1 else "written_by"
+        return json.dumps({"starts": [next(i for i, line in enumerate(lines, 1) if wanted in line)]})
+
+    context = PoGContext(film_store(), scripted(branch=choose), embedder, PoGConfig(strategy="fuzzy+branch", width=1))
+    ranked = branch_reduce(context, "which movies have the same screenwriter of Hell Drivers", candidates, names)
+    assert len(listings) == 2 and len(listings[1]) == 2
+    assert not any(line.endswith("-> Cy Endfield") for line in listings[1])
+    assert [c.score for c in ranked] == [2.4, 0.4, 1.4, 0.9, 0.8]
+
+
 def test_the_models_own_sufficiency_judgement_is_used_when_asked_for(embedder: Embedder) -> None:
     replies = iter(['{"sufficient": false, "answers": []}', '{"sufficient": true, "answers": ["Ron Howard"]}'])
     llm = scripted(analyse=analysis(1), judged=lambda prompt: next(replies), summarise="Tom Hanks films were "

@@ -77,13 +77,16 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
                   names: dict[str, str | None]) -> list[PathCandidate]:
     """Group paths by their first k steps; the LLM keeps the promising prefixes; k grows
     while more than `width` paths remain and a prefix can still split them. The paths of
-    kept prefixes go first, in fuzzy order."""
+    kept prefixes go first, in fuzzy order. A path shorter than k was whole at an earlier
+    length, where its start was kept: it stays, and is not offered again as a "start"
+    beside the longer paths it begins (the model then took the 1-hop path to the middle
+    entity for the start of a 2-hop question, and answered with that entity)."""
     config = ctx.config
     remaining = candidates
     for k in range(1, max((len(c.steps) for c in candidates), default=0) + 1):
         if len(remaining) <= config.width:
             break
-        prefixes = list(dict.fromkeys((c.seed, tuple(c.steps[:k])) for c in remaining))
+        prefixes = list(dict.fromkeys((c.seed, tuple(c.steps[:k])) for c in remaining if len(c.steps) >= k))
         if len(prefixes) <= 1:  # nothing to choose between at this length: look one step further
             continue
         shown = prefixes[: config.precise_batch]
@@ -96,7 +99,7 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
         keep = {shown[n - 1] for n in choice.starts[: config.width] if 1 <= n <= len(shown)}
         if not keep:  # nothing usable: the fuzzy order stands
             break
-        remaining = [c for c in remaining if (c.seed, tuple(c.steps[:k])) in keep]
+        remaining = [c for c in remaining if len(c.steps) < k or (c.seed, tuple(c.steps[:k])) in keep]
     kept = {c.key for c in remaining}
     return remaining + [c for c in candidates if c.key not in kept]
 
