@@ -52,6 +52,15 @@ def test_integration_keeps_confident_graph_answers_then_certain_model_answers() 
     assert integrate([], [], 0.5, 1.0) == ([], [])
 
 
+def test_when_no_answer_passes_the_graphs_answers_stand() -> None:
+    graph = [ScoredAnswer("Music", 0.33), ScoredAnswer("music", 0.2), ScoredAnswer("Drama", 0.1)]
+    final, decisions = integrate(graph, [ScoredAnswer("Action", 0.26)], tau_graph=0.5, tau_llm=1.0)
+    assert final == ["Music", "Drama"]
+    assert [(d["answer"], d["kept"], d.get("fallback", False)) for d in decisions] == [
+        ("Music", True, True), ("music", False, False), ("Drama", True, True), ("Action", False, False)]
+    assert integrate([], [ScoredAnswer("Action", 0.26)], 0.5, 1.0)[0] == []  # nothing from the graph: nothing
+
+
 def test_the_coarse_filter_keeps_the_best_in_order_and_the_prompt_knows_each_span() -> None:
     assert coarse_filter([0.1, 0.5, 0.3, 0.5], keep=3) == [1, 3, 2]
     prompt, spans = rog_prompt("who?", ["A -> r -> B", "C -> s -> D"])

@@ -80,6 +80,15 @@ def test_a_sure_graph_answer_stays_and_an_unsure_model_answer_is_dropped(embedde
     assert state["answer_entities"] == ["Penny Marshall"]
 
 
+def test_an_unsure_graph_answer_stays_when_the_model_is_unsure_too(embedder) -> None:
+    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", 0.3),
+                   io=lambda _: spoken("Garry Marshall", 0.4))
+    state = ask(llm, embedder, integrate=True, tau_graph=0.5, tau_llm=0.9)
+    assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg"
+    assert state["answer_entities"] == ["Penny Marshall"]
+    assert [d.get("fallback", False) for d in state["fi"]["integration"]] == [True, False]
+
+
 def test_answers_the_model_did_not_name_share_the_named_ones_confidence_or_are_structural() -> None:
     named = [ScoredAnswer("Ron Howard", 0.8)]
     assert _confidence("Ron Howard", ["Ron Howard", "Penny Marshall"], named) == 0.8

@@ -219,7 +219,10 @@ def answer_confidences(text: str, logprobs: Sequence[tuple[str, float]] | None) 
 def integrate(graph: Sequence[ScoredAnswer], llm_only: Sequence[ScoredAnswer], tau_graph: float,
               tau_llm: float) -> tuple[list[str], list[dict]]:
     """The graph's answers that pass tau_graph, then the model-only answers that pass
-    tau_llm, without repeats; with each candidate's probability and fate for the trace."""
+    tau_llm, without repeats; with each candidate's probability and fate for the trace.
+    When no candidate passes, the graph's answers stand (`"fallback": true` in their
+    decisions): the paper is silent on that case, and a small model names even right
+    answers at under 0.5, where an empty answer would lose what the graph found."""
     final: list[str] = []
     decisions = []
     for source, answers, tau in (("graph", graph, tau_graph), ("llm", llm_only, tau_llm)):
@@ -230,4 +233,9 @@ def integrate(graph: Sequence[ScoredAnswer], llm_only: Sequence[ScoredAnswer], t
                 final.append(scored.answer)
             decisions.append({"source": source, "answer": scored.answer, "probability": round(scored.probability, 6),
                               "kept": passed and not duplicate, "threshold": tau})
+    if not final:
+        for decision in decisions:
+            if decision["source"] == "graph" and normalize(decision["answer"]) not in {normalize(a) for a in final}:
+                final.append(decision["answer"])
+                decision.update(kept=True, fallback=True)
     return final, decisions
