@@ -124,8 +124,8 @@ def test_train_kg_scout_writes_a_checkpoint_the_scorer_loads(tmp_path: Path) -> 
     questions = tmp_path / "qa_dev_1hop.txt"
     questions.write_text("".join(f"who directed [Movie {m}]\tDirector {m}\n" for m in "ABCD")
                          + "who directed [Movie A]\tNobody Known\n")
-    args = ["train", "kg-scout", "--questions", str(questions), "-f", "metaqa", "--store", store, "--k", "3",
-            "--candidates", "20", "--epochs", "3", "--min-epochs", "3", "--patience", "1"]
+    command = ["train", "kg-scout", "--questions", str(questions), "-f", "metaqa", "--store", store]
+    args = [*command, "--k", "3", "--candidates", "20", "--epochs", "3", "--min-epochs", "3", "--patience", "1"]
     model = tmp_path / "scout.pt"
     result = invoke(*args, "--out", str(model), "--json")
     assert result.exit_code == 0, result.output
@@ -135,7 +135,7 @@ def test_train_kg_scout_writes_a_checkpoint_the_scorer_loads(tmp_path: Path) -> 
     _, saved = load_checkpoint(model)
     assert saved["trained_on"]["used"] == 4 and saved["config"]["k"] == 3
     assert invoke(*args, "--out", str(tmp_path / "scout.txt")).exit_code == 2
-    too_many = invoke(*args[:-10], "--k", "50", "--out", str(tmp_path / "big.pt"))
+    too_many = invoke(*command, "--k", "50", "--out", str(tmp_path / "big.pt"))
     assert too_many.exit_code != 0 and "nothing to learn from" in too_many.output
 
 

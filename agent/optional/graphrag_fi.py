@@ -224,18 +224,24 @@ def integrate(graph: Sequence[ScoredAnswer], llm_only: Sequence[ScoredAnswer], t
     decisions): the paper is silent on that case, and a small model names even right
     answers at under 0.5, where an empty answer would lose what the graph found."""
     final: list[str] = []
+    seen: set[str] = set()
+
+    def add(answer: str) -> bool:
+        """Appends an answer not yet in `final` (as normalised); whether it did."""
+        if normalize(answer) in seen:
+            return False
+        seen.add(normalize(answer))
+        final.append(answer)
+        return True
+
     decisions = []
     for source, answers, tau in (("graph", graph, tau_graph), ("llm", llm_only, tau_llm)):
         for scored in answers:
-            passed = scored.probability >= tau - CERTAIN
-            duplicate = normalize(scored.answer) in {normalize(a) for a in final}
-            if passed and not duplicate:
-                final.append(scored.answer)
+            kept = scored.probability >= tau - CERTAIN and add(scored.answer)
             decisions.append({"source": source, "answer": scored.answer, "probability": round(scored.probability, 6),
-                              "kept": passed and not duplicate, "threshold": tau})
+                              "kept": kept, "threshold": tau})
     if not final:
         for decision in decisions:
-            if decision["source"] == "graph" and normalize(decision["answer"]) not in {normalize(a) for a in final}:
-                final.append(decision["answer"])
+            if decision["source"] == "graph" and add(decision["answer"]):
                 decision.update(kept=True, fallback=True)
     return final, decisions

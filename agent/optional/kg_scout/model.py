@@ -35,7 +35,6 @@ def _tower(inputs: int) -> nn.Sequential:
 class PolicyNetwork(nn.Module):
     def __init__(self, dims: int = DIMENSIONS) -> None:
         super().__init__()
-        self.dims = dims
         self.attend_triples = nn.MultiheadAttention(dims, num_heads=8, dropout=0.1, batch_first=True)
         self.attend_relations = nn.MultiheadAttention(dims, num_heads=8, dropout=0.1, batch_first=True)
         self.gate = nn.Sequential(*_tower(3 * dims), nn.Sigmoid())
@@ -47,28 +46,32 @@ class PolicyNetwork(nn.Module):
     def forward(self, question: torch.Tensor, triples: torch.Tensor, relations: torch.Tensor,
                 ppr: torch.Tensor) -> torch.Tensor:
         """Scores (N,) of N candidates; question (d,), triples and relations (N, d), ppr (N, 2)."""
-        d, n = self.dims, triples.shape[0]
+        d = question.shape[0]
         gate_in, tower_a, tower_b = self.gate[0], self.tower_triples[0], self.tower_relations[0]
         hidden = tower_a.out_features
         # Rows [T_i | R_i] times the first layers' T and R columns, in two products.
         from_triples = triples @ torch.cat([tower_a.weight[:, :d], gate_in.weight[:, d:2 * d]]).T
         from_relations = relations @ torch.cat([tower_b.weight[:, :d], gate_in.weight[:, 2 * d:]]).T
-        seen_a = self._attended(self.attend_triples, question, n, tower_a.weight[:, d:2 * d])
-        seen_b = self._attended(self.attend_relations, question, n, tower_b.weight[:, d:2 * d])
-        first_a = (from_triples[:, :hidden] + seen_a + ppr @ tower_a.weight[:, 3 * d:].T
-                   + (tower_a.weight[:, 2 * d:3 * d] @ question + tower_a.bias))
-        first_b = (from_relations[:, :hidden] + seen_b + ppr @ tower_b.weight[:, 3 * d:].T
-                   + (tower_b.weight[:, 2 * d:3 * d] @ question + tower_b.bias))
+        first_a = self._tower_input(tower_a, from_triples[:, :hidden], self.attend_triples, question, ppr)
+        first_b = self._tower_input(tower_b, from_relations[:, :hidden], self.attend_relations, question, ppr)
         first_gate = from_triples[:, hidden:] + from_relations[:, hidden:] + (gate_in.weight[:, :d] @ question + gate_in.bias)
         a = self.tower_triples[1:](first_a)
         b = self.tower_relations[1:](first_b)
         gate = self.gate[1:](first_gate)
         return self.combiner(torch.cat([a, b, gate], dim=-1)).squeeze(-1)
 
+    def _tower_input(self, layer: nn.Linear, own: torch.Tensor, attention: nn.MultiheadAttention,
+                     question: torch.Tensor, ppr: torch.Tensor) -> torch.Tensor:
+        """A tower's first layer on [own_i, attended_i, q, ppr_i], given `own` (its rows'
+        product with the layer's first d columns)."""
+        d = question.shape[0]
+        seen = self._attended(attention, question, own.shape[0], layer.weight[:, d:2 * d])
+        return own + seen + ppr @ layer.weight[:, 3 * d:].T + (layer.weight[:, 2 * d:3 * d] @ question + layer.bias)
+
     def _attended(self, attention: nn.MultiheadAttention, question: torch.Tensor, rows: int,
                   weight: torch.Tensor) -> torch.Tensor:
         """`weight` @ the attention's output row for each of `rows` queries over the one key."""
-        d, heads = self.dims, attention.num_heads
+        d, heads = attention.embed_dim, attention.num_heads
         value = attention.in_proj_weight[2 * d:] @ question + attention.in_proj_bias[2 * d:]
         # Each head's share of out_proj(value), then through `weight`: (heads, hidden).
         per_head = (attention.out_proj.weight.view(d, heads, d // heads) * value.view(1, heads, -1)).sum(-1).T
