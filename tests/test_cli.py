@@ -182,6 +182,28 @@ def test_llm_status_reports_an_unreachable_endpoint() -> None:
     assert "127.0.0.1:9" in status["error"]
 
 
+def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path, endpoint) -> None:  # noqa: F811
+    state, url = endpoint
+    store = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
+    analysis = json.dumps({"topic_entities": ["Movie A"], "split_questions": [], "indicator": "", "depth": 1})
+    state.script = [(200, completion(analysis))] + [(200, completion("ans: Person B"))] * 5
+    env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
+           "KGQA_LLM_CACHE": "false"}
+    trace = tmp_path / "trace.json"
+    result = invoke("ask", "who directed Movie A", "--store", store, "--trace", str(trace), "--json", env=env)
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["answers"] == ["Person B"] and answer["source"] == "kg"
+    assert answer["paths"][0]["start"]["id"] == "Movie A" and answer["paths"][0]["answer"]
+    assert answer["llm_calls"] == len(state.requests) >= 2
+    written = json.loads(trace.read_text())
+    assert written["question"]["text"] == "who directed Movie A" and written["predictions"] == ["Person B"]
+    assert len(written["llm_calls"]) == answer["llm_calls"]
+    shown = invoke("ask", "who directed Movie A", "--store", store, env=env)  # the human-readable form
+    assert shown.exit_code == 0 and "Answer: Person B" in shown.output and "Evidence paths" in shown.output
+
+
 def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:  # noqa: F811
     state, url = endpoint
     questions = tmp_path / "qa_dev_1hop.txt"

@@ -7,6 +7,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from langgraph.config import get_config, get_stream_writer
@@ -44,15 +45,18 @@ def answer_turn(state: ChatState, runtime: Runtime[ChatContext]) -> Update:
 
 
 def answer_question(ctx: ChatContext, question: str, topics: list[dict[str, str]], *, trace_id: str | None = None,
-                    on_node: NodeEvent | None = None) -> ChatTurn:
-    """One question through PoG: the turn record, with the trace written when the context
-    has a trace folder. `on_node` hears each PoG node as it finishes."""
+                    trace_path: Path | None = None, on_node: NodeEvent | None = None) -> ChatTurn:
+    """One question through PoG: the turn record, with the trace written to `trace_path`,
+    else into the context's trace folder when it has one. `on_node` hears each PoG node as
+    it finishes."""
     pog = ctx.pog
     trace_id = trace_id or trace_id_for("ask", uuid.uuid4().hex[:12])
+    if trace_path is None and ctx.trace_dir is not None:
+        trace_path = ctx.trace_dir / f"{trace_id}.json"
     entities = [Entity(id=t["id"], name=t.get("name")) for t in topics]
     started = time.perf_counter()
     state: PoGState = {}
-    with pog.llm.track(log=ctx.trace_dir is not None) as usage:
+    with pog.llm.track(log=trace_path is not None) as usage:
         for mode, chunk in ctx.pog_graph.stream({"question": question, "given_topics": entities, "events": []},
                                                 context=pog, stream_mode=["updates", "values"]):
             if mode == "values":
@@ -63,11 +67,10 @@ def answer_question(ctx: ChatContext, question: str, topics: list[dict[str, str]
                     on_node({"node": node, "seconds": event[-1].get("seconds")})
     seconds = time.perf_counter() - started
     result = result_of(state)
-    if ctx.trace_dir is not None:
+    if trace_path is not None:
         record = Question(trace_id, question, tuple(TopicEntity(e.id, e.name) for e in entities))
-        write_trace(ctx.trace_dir / f"{trace_id}.json",
-                    trace_document(record, result, usage, seconds, pipeline="pog", model=pog.llm.model_name,
-                                   store=pog.store.display_url))
+        write_trace(trace_path, trace_document(record, result, usage, seconds, pipeline="pog",
+                                               model=pog.llm.model_name, store=pog.store.display_url))
     names = state.get("names") or {}
     return ChatTurn(
         message=question, resolved=question, referent=None,
@@ -76,4 +79,4 @@ def answer_question(ctx: ChatContext, question: str, topics: list[dict[str, str]
         answer_entities=[{"id": e, "name": names.get(e) or e} for e in state.get("answer_entities") or []],
         source=state.get("source"), paths=evidence_paths(state), llm_calls=usage.calls,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, seconds=round(seconds, 3),
-        trace_id=trace_id if ctx.trace_dir is not None else None)
+        trace_id=trace_id if trace_path is not None else None)

@@ -3,7 +3,6 @@ demo KG, loaded on first use."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -97,35 +96,27 @@ def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Sett
 
 def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
                as_json: bool) -> None:
+    """One question through the same run the chat's turns use, printed as `kgqa ask` shows it."""
+    from agent.chat.context import ChatContext
+    from agent.chat.nodes import answer_question
     from agent.embeddings import Embedder
     from agent.llm.base import LLMError
     from agent.llm.factory import open_llm
-    from agent.pipelines.pog import PoGPipeline, evidence_paths, result_of
-    from agent.traces import trace_document, write_trace
-    from loaders.questions import Question, TopicEntity
+    from agent.pog.context import PoGContext
     from loaders.records import MalformedInput
 
     if not text.strip():
         raise fail("the question is empty", 2)
-    question = Question("ask", text.strip(), tuple(TopicEntity(t) for t in topics))
     with opened(settings, store_url, read_only=True) as store:
         try:
             with open_llm(settings) as llm:
-                pipeline = PoGPipeline(llm, store, Embedder.from_settings(settings), settings.pog)
-                started = time.perf_counter()
-                with llm.track(log=trace_path is not None) as usage:
-                    state = pipeline.run(question)
-                seconds = time.perf_counter() - started
+                context = ChatContext(PoGContext(store, llm, Embedder.from_settings(settings), settings.pog))
+                turn = answer_question(context, text.strip(), [{"id": t} for t in topics], trace_id="ask",
+                                       trace_path=trace_path)
         except (LLMError, MalformedInput, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
-        store_name = store.display_url
-    result = result_of(state)
-    if trace_path is not None:
-        write_trace(trace_path, trace_document(question, result, usage, seconds, pipeline="pog",
-                                               model=llm.model_name, store=store_name))
-    summary = {"answers": result.predictions, "paths": evidence_paths(state), "llm_calls": usage.calls,
-               "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-               "seconds": round(seconds, 3), "source": state.get("source")}
+    summary = {key: turn[key] for key in
+               ("answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source")}
     if as_json:
         print_json(summary)
         return
