@@ -17,6 +17,7 @@ from agent.optional.kg_scout.training import (
     Example,
     TrainingConfig,
     evaluate,
+    learning_rate_schedule,
     load_checkpoint,
     save_checkpoint,
     train,
@@ -93,6 +94,17 @@ def synthetic_examples(count: int, n: int = 40, seed: int = 0) -> list[Example]:
         examples.append(Example(f"q{i}", ["topic"], {f"e{answer_at}"}, candidates,
                                 shortest_paths(triples, ["topic"], {f"e{answer_at}"})))
     return examples
+
+
+def test_a_small_training_set_reaches_the_full_learning_rate_early() -> None:
+    """200 questions are ~6 optimizer steps an epoch: a 100-step warm-up would last past
+    the epoch where early stopping ends the run. The warm-up is capped at a fifth of the
+    planned steps; with enough data it keeps its configured length."""
+    small = learning_rate_schedule(warmup_steps=100, total_steps=180)
+    assert small(0) == pytest.approx(1 / 36) and small(35) == pytest.approx(1.0)
+    assert small(108) == pytest.approx(0.5) and small(179) < 0.01  # cosine decay over the rest
+    large = learning_rate_schedule(warmup_steps=100, total_steps=900)
+    assert large(49) == pytest.approx(0.5) and large(99) == pytest.approx(1.0) and large(100) == pytest.approx(1.0)
 
 
 def test_training_raises_the_reward_on_a_learnable_task(tmp_path: Path) -> None:

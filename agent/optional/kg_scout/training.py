@@ -106,14 +106,8 @@ def train(examples: list[Example], config: TrainingConfig,
     validation, training = order[:held_out], order[held_out:] or order
     model = PolicyNetwork().to(config.device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    total_steps = max(1, len(training) * config.epochs // config.accumulate)
-
-    def schedule(step: int) -> float:  # linear warm-up, then cosine decay
-        if step < config.warmup_steps:
-            return (step + 1) / config.warmup_steps
-        return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - config.warmup_steps) / max(1, total_steps - config.warmup_steps))))
-
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    planned_steps = max(1, len(training) * config.epochs // config.accumulate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, learning_rate_schedule(config.warmup_steps, planned_steps))
     baseline, pending, history = 0.0, [], []
     best, best_state, stale = -math.inf, None, 0
     for epoch in range(1, config.epochs + 1):
@@ -154,6 +148,21 @@ def train(examples: list[Example], config: TrainingConfig,
         model.load_state_dict(best_state)
     model.to("cpu").eval()  # checkpoints and scoring are on the CPU
     return model, history
+
+
+def learning_rate_schedule(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
+    """Linear warm-up, then cosine decay, as a factor of the learning rate. The warm-up
+    takes at most a fifth of the planned steps: with a few hundred questions, 100 steps
+    are more than ten epochs, and early stopping used to end such runs before the
+    learning rate had ever reached its peak."""
+    warmup = max(1, min(warmup_steps, total_steps // 5))
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warmup) / max(1, total_steps - warmup))))
+
+    return factor
 
 
 def _update_baseline(baseline: float, average: float) -> float:
