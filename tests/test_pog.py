@@ -200,6 +200,30 @@ def test_branch_reduction_does_not_offer_a_whole_shorter_path_as_a_start(embedde
     assert [c.score for c in ranked] == [2.4, 0.4, 1.4, 0.9, 0.8]
 
 
+def test_the_branch_prompt_lists_the_best_starts_that_fit_the_models_context(embedder: Embedder) -> None:
+    """40 starts whose entity sets take ~500 characters each would be a 20,000-character
+    prompt, past the local model's 4,096 tokens: the listing stops at the cap, best first."""
+    from agent.pog.pruning import branch_reduce
+    from prompts import LISTING_CHARS
+
+    films = [f"Film number {n} with a long title" for n in range(12)]
+    names = {e: e for e in ("Tom Hanks", *films)}
+    candidates = [PathCandidate(seed="Tom Hanks", steps=[(f"relation_{i}", True)], hops=[films], phase="topic",
+                                score=40 - i, text=f"path {i}") for i in range(40)]
+    prompts: list[str] = []
+
+    def choose(prompt: str) -> str:
+        prompts.append(prompt)
+        return '{"starts": [2, 99]}'
+
+    config = PoGConfig(strategy="fuzzy+branch", width=1, names_per_set=12)
+    context = PoGContext(film_store(), scripted(branch=choose), embedder, config)
+    ranked = branch_reduce(context, "which films?", candidates, names)
+    assert len(prompts) == 1 and len(prompts[0]) < LISTING_CHARS + 1_000
+    assert "1. Tom Hanks -> relation_0 ->" in prompts[0] and "relation_39" not in prompts[0]
+    assert ranked[0].steps == [("relation_1", True)]  # the model's pick; numbers past the listing ignored
+
+
 def test_the_models_own_sufficiency_judgement_is_used_when_asked_for(embedder: Embedder) -> None:
     replies = iter(['{"sufficient": false, "answers": []}', '{"sufficient": true, "answers": ["Ron Howard"]}'])
     llm = scripted(analyse=analysis(1), judged=lambda prompt: next(replies), summarise="Tom Hanks films were "

@@ -89,9 +89,13 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
         prefixes = list(dict.fromkeys((c.seed, tuple(c.steps[:k])) for c in remaining if len(c.steps) >= k))
         if len(prefixes) <= 1:  # nothing to choose between at this length: look one step further
             continue
-        shown = prefixes[: config.precise_batch]
-        listing = "\n".join(f"{i + 1}. " + _prefix_text(prefix, remaining, names, config.names_per_set)
-                            for i, prefix in enumerate(shown))
+        # The best starts that fit one prompt: a start's entity sets can be long (3-hop
+        # MetaQA listings overflowed the local model's context before this cap).
+        texts = [_prefix_text(prefix, remaining, names, config.names_per_set)
+                 for prefix in prefixes[: config.precise_batch]]
+        _, fitting = batches([len(t) + 6 for t in texts], len(texts))[0]  # + the "N. " and line break
+        shown = prefixes[:fitting]
+        listing = "\n".join(f"{i + 1}. {text}" for i, text in enumerate(texts[:fitting]))
         reply = ctx.llm.chat([{"role": "user", "content": render("pog_branch", question=question, starts=listing,
                                                                  width=config.width)}],
                              schema=StartChoice, temperature=config.explore_temperature, max_tokens=48)
