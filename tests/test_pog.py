@@ -201,7 +201,7 @@ def test_branch_reduction_does_not_offer_a_whole_shorter_path_as_a_start(embedde
 
 
 def test_the_branch_prompt_lists_the_best_starts_that_fit_the_models_context(embedder: Embedder) -> None:
-    """40 starts whose entity sets take ~500 characters each would be a 20,000-character
+    """40 starts whose entity sets take ~400 characters each would be a 16,000-character
     prompt, past the local model's 4,096 tokens: the listing stops at the cap, best first."""
     from agent.pog.pruning import branch_reduce
     from prompts import LISTING_CHARS
