@@ -3,6 +3,7 @@ JSON braces in few-shot examples need no escaping)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from string import Template
@@ -36,3 +37,11 @@ def batches(lengths: list[int], max_count: int, max_chars: int = LISTING_CHARS) 
     if start < len(lengths):
         ranges.append((start, len(lengths)))
     return ranges
+
+
+def fitting_listing(texts: Sequence[str]) -> tuple[int, str]:
+    """How many of `texts` (best first) fit one prompt's listing, at least one, and that
+    listing numbered from 1: for prompts whose later items can be left out."""
+    ranges = batches([len(t) + 6 for t in texts], len(texts))  # + the "N. " and line break
+    count = ranges[0][1] if ranges else 0
+    return count, "\n".join(f"{i}. {t}" for i, t in enumerate(texts[:count], 1))

@@ -72,21 +72,16 @@ def test_an_unsure_graph_answer_gives_way_to_a_sure_model_answer(embedder) -> No
     assert state["events"][-1]["node"] == "integrate_answers_fi"
 
 
-def test_a_sure_graph_answer_stays_and_an_unsure_model_answer_is_dropped(embedder) -> None:
-    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", 0.9),
+@pytest.mark.parametrize(("graph_confidence", "fallback"), [(0.9, [False, False]), (0.3, [True, False])])
+def test_the_graph_answer_stays_and_an_unsure_model_answer_is_dropped(embedder, graph_confidence, fallback) -> None:
+    """A sure graph answer passes tau_graph; an unsure one stands as the fallback when the
+    model's own answer is unsure too."""
+    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", graph_confidence),
                    io=lambda _: spoken("Garry Marshall", 0.4))
     state = ask(llm, embedder, integrate=True, tau_graph=0.5, tau_llm=0.9)
     assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg"
     assert state["answer_entities"] == ["Penny Marshall"]
-
-
-def test_an_unsure_graph_answer_stays_when_the_model_is_unsure_too(embedder) -> None:
-    llm = scripted(analyse=analysis(1), answer=lambda _: spoken("Penny Marshall", 0.3),
-                   io=lambda _: spoken("Garry Marshall", 0.4))
-    state = ask(llm, embedder, integrate=True, tau_graph=0.5, tau_llm=0.9)
-    assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg"
-    assert state["answer_entities"] == ["Penny Marshall"]
-    assert [d.get("fallback", False) for d in state["fi"]["integration"]] == [True, False]
+    assert [d.get("fallback", False) for d in state["fi"]["integration"]] == fallback
 
 
 def test_answers_the_model_did_not_name_share_the_named_ones_confidence_or_are_structural() -> None:

@@ -29,7 +29,7 @@ from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.llm.base import LLMClient
 from agent.pipelines.base import read_answers
-from prompts import batches, render
+from prompts import fitting_listing, render
 
 # RoG's answering instruction, the prompt layout the attention pass reads (paper, A.6).
 ROG_INSTRUCTION = ("Based on the reasoning paths, please answer the given question. Please keep the answer as simple "
@@ -172,9 +172,8 @@ def fine_filter(llm: LLMClient, question: str, paths: Sequence[str]) -> list[int
     prompt lists the best-first paths that fit one prompt's listing (at least one)."""
     if not paths:
         return []
-    _, shown = batches([len(p) + 6 for p in paths], len(paths))[0]  # + the "N. " and line break
+    shown, listing = fitting_listing(paths)
     paths = paths[:shown]
-    listing = "\n".join(f"{i}. {p}" for i, p in enumerate(paths, 1))
     reply = llm.chat([{"role": "user", "content": render("fi_fine_filter", question=question, paths=listing)}],
                      schema=PathPicks, temperature=0.0, max_tokens=96)
     picked: PathPicks = reply.parsed or PathPicks()
@@ -228,9 +227,10 @@ def integrate(graph: Sequence[ScoredAnswer], llm_only: Sequence[ScoredAnswer], t
 
     def add(answer: str) -> bool:
         """Appends an answer not yet in `final` (as normalised); whether it did."""
-        if normalize(answer) in seen:
+        key = normalize(answer)
+        if key in seen:
             return False
-        seen.add(normalize(answer))
+        seen.add(key)
         final.append(answer)
         return True
 

@@ -14,7 +14,7 @@ from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
-from prompts import batches, render
+from prompts import batches, fitting_listing, render
 
 
 class PathChoice(BaseModel):
@@ -91,11 +91,9 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
             continue
         # The best starts that fit one prompt: a start's entity sets can be long (3-hop
         # MetaQA listings overflowed the local model's context before this cap).
-        texts = [_prefix_text(prefix, remaining, names, config.names_per_set)
-                 for prefix in prefixes[: config.precise_batch]]
-        _, fitting = batches([len(t) + 6 for t in texts], len(texts))[0]  # + the "N. " and line break
+        fitting, listing = fitting_listing([_prefix_text(prefix, remaining, names, config.names_per_set)
+                                            for prefix in prefixes[: config.precise_batch]])
         shown = prefixes[:fitting]
-        listing = "\n".join(f"{i + 1}. {text}" for i, text in enumerate(texts[:fitting]))
         reply = ctx.llm.chat([{"role": "user", "content": render("pog_branch", question=question, starts=listing,
                                                                  width=config.width)}],
                              schema=StartChoice, temperature=config.explore_temperature, max_tokens=48)
