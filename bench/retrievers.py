@@ -79,8 +79,7 @@ def main() -> None:
             if scout is not None and len(candidates):
                 started = time.perf_counter()
                 with torch.no_grad():
-                    scores = scout(torch.from_numpy(candidates.question), torch.from_numpy(candidates.triple_vectors),
-                                   torch.from_numpy(candidates.relation_vectors), torch.from_numpy(candidates.ppr))
+                    scores = scout(*candidates.tensors())
                 rankings["kg-scout"] = torch.argsort(scores, descending=True).tolist()
                 seconds["kg-scout"] += time.perf_counter() - started
             elif scout is not None:

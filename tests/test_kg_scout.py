@@ -90,7 +90,7 @@ def synthetic_examples(count: int, n: int = 40, seed: int = 0) -> list[Example]:
         unit = lambda m: m / np.linalg.norm(m, axis=-1, keepdims=True)  # noqa: E731
         candidates = Candidates(triples, np.zeros(n, np.float32), unit(question), unit(rng.normal(size=(n, 384))
                                                                                        .astype(np.float32)),
-                                unit(relations), np.zeros((n, 2), np.float32))
+                                unit(relations), np.arange(n), np.zeros((n, 2), np.float32))
         examples.append(Example(f"q{i}", ["topic"], {f"e{answer_at}"}, candidates,
                                 shortest_paths(triples, ["topic"], {f"e{answer_at}"})))
     return examples
@@ -177,6 +177,24 @@ def test_the_fast_forward_drops_attention_heads_per_row_in_training() -> None:
         expected = model.eval()._attended(model.attend_triples, question, 1, weight)[0]
     assert len({tuple(r.tolist()) for r in rows[:50]}) > 1
     assert torch.allclose(rows.mean(0), expected, atol=5 * float(expected.abs().max()) / 20_000 ** 0.5)
+
+
+def test_candidates_keep_one_vector_per_relation_and_none_of_the_rest() -> None:
+    """Training holds every question's candidates in memory: each distinct relation phrase's
+    vector is stored once, and nothing keeps the embeddings of the triples cut by the
+    pre-filter alive (the question vector once did, as a view of all of them)."""
+    from agent.embeddings import Embedder
+    from agent.optional.kg_scout.features import candidates_for
+
+    embedder = Embedder()
+    triples = [T("Big", "film.directed_by", "Penny Marshall"), T("Big", "film.starring", "Tom Hanks"),
+               T("Big", "film.starring", "Elizabeth Perkins"), T("Splash", "film.starring", "Tom Hanks")]
+    candidates = candidates_for("who starred in Big", triples, {}, ["Big"], embedder, limit=3)
+    assert len(candidates) == 3 and candidates.relation_table.shape[0] == len({t.relation for t in candidates.triples})
+    _, _, relations, _ = candidates.tensors()
+    expected = embedder.encode([relation_phrase(t.relation) for t in candidates.triples])
+    assert np.allclose(relations.numpy(), expected, atol=1e-5)
+    assert candidates.question.base is None and candidates.question.shape == (384,)
 
 
 def test_the_scorer_scores_candidates_and_zero_for_the_rest(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+import torch
 
 from agent.embeddings import Embedder
 from kg_store import Triple
@@ -48,11 +49,21 @@ class Candidates:
     cosine: np.ndarray  # (N,)
     question: np.ndarray  # (384,)
     triple_vectors: np.ndarray  # (N, 384)
-    relation_vectors: np.ndarray  # (N, 384)
+    # Each distinct relation phrase's vector once, and each candidate's row in that table:
+    # training holds every question's candidates in memory, and a question's 1,000
+    # candidates share a few dozen relations.
+    relation_table: np.ndarray  # (R, 384)
+    relation_rows: np.ndarray  # (N,) int64
     ppr: np.ndarray  # (N, 2): head, tail
 
     def __len__(self) -> int:
         return len(self.triples)
+
+    def tensors(self, device: str = "cpu") -> tuple[torch.Tensor, ...]:
+        """The policy's inputs: question, triple vectors, relation vectors, PPR."""
+        table, rows = (torch.from_numpy(a).to(device) for a in (self.relation_table, self.relation_rows))
+        question, triples, ppr = (torch.from_numpy(a).to(device) for a in (self.question, self.triple_vectors, self.ppr))
+        return question, triples, table[rows], ppr
 
 
 def candidates_for(question: str, triples: Sequence[Triple], names: dict[str, str | None], topics: Sequence[str],
@@ -63,13 +74,15 @@ def candidates_for(question: str, triples: Sequence[Triple], names: dict[str, st
     best = np.argsort(-cosine, kind="stable")[:limit]
     chosen = [triples[i] for i in best]
     phrases = sorted({relation_phrase(t.relation) for t in chosen})
-    phrase_vectors = dict(zip(phrases, embedder.encode(phrases), strict=True)) if phrases else {}
-    ppr = personalised_pagerank(triples, topics)
+    row_of = {phrase: row for row, phrase in enumerate(phrases)}
     dims = vectors.shape[1]
+    ppr = personalised_pagerank(triples, topics)
     return Candidates(
-        triples=chosen, cosine=cosine[best].astype(np.float32), question=vectors[0],
+        # Copies, not views: a view of `vectors` would keep all of the subgraph's
+        # embeddings (up to 5,000 rows) alive for as long as the candidates are.
+        triples=chosen, cosine=cosine[best].astype(np.float32), question=vectors[0].copy(),
         triple_vectors=vectors[1:][best] if len(best) else np.zeros((0, dims), np.float32),
-        relation_vectors=np.stack([phrase_vectors[relation_phrase(t.relation)] for t in chosen])
-        if chosen else np.zeros((0, dims), np.float32),
+        relation_table=embedder.encode(phrases) if phrases else np.zeros((0, dims), np.float32),
+        relation_rows=np.array([row_of[relation_phrase(t.relation)] for t in chosen], dtype=np.int64),
         ppr=np.array([[ppr.get(t.head, 0.0), ppr.get(t.tail, 0.0)] for t in chosen], dtype=np.float32).reshape(-1, 2),
     )

@@ -36,8 +36,7 @@ class KGScoutScorer:
         if not len(candidates):
             return scores
         with torch.no_grad():
-            policy = self.model(torch.from_numpy(candidates.question), torch.from_numpy(candidates.triple_vectors),
-                                torch.from_numpy(candidates.relation_vectors), torch.from_numpy(candidates.ppr))
+            policy = self.model(*candidates.tensors())
         where = {t: i for i, t in enumerate(triples)}
         for triple, value in zip(candidates.triples, torch.sigmoid(policy).numpy(), strict=True):
             scores[where[triple]] = value

@@ -61,9 +61,6 @@ class Example:
     candidates: Candidates
     reference: list[list[Edge]] = field(default_factory=list)  # shortest topic-answer paths among the candidates
 
-    def tensors(self, device: str = "cpu") -> tuple[torch.Tensor, ...]:
-        c = self.candidates
-        return tuple(torch.from_numpy(a).to(device) for a in (c.question, c.triple_vectors, c.relation_vectors, c.ppr))
 
 
 def prepare(store: GraphStore, questions: Sequence[Question], gold: dict[str, Gold], embedder: Embedder,
@@ -117,7 +114,7 @@ def train(examples: list[Example], config: TrainingConfig,
         rewards = []
         optimizer.zero_grad()
         for count, example in enumerate(training, 1):
-            scores = model(*example.tensors(config.device))
+            scores = model(*example.candidates.tensors(config.device))
             chosen, log_probs = sample_without_replacement(model.logits(scores), config.k, generator)
             value = selection_reward(example, chosen.tolist())
             (-(value - baseline) * log_probs.mean() / config.accumulate).backward()
@@ -177,7 +174,7 @@ def _update_baseline(baseline: float, average: float) -> float:
 
 def top_k(model: PolicyNetwork, example: Example, k: int, device: str = "cpu") -> list[int]:
     with torch.no_grad():
-        scores = model(*example.tensors(device))
+        scores = model(*example.candidates.tensors(device))
     return torch.topk(scores, min(k, len(scores))).indices.tolist()
 
 
