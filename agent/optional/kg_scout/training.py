@@ -62,7 +62,6 @@ class Example:
     reference: list[list[Edge]] = field(default_factory=list)  # shortest topic-answer paths among the candidates
 
 
-
 def prepare(store: GraphStore, questions: Sequence[Question], gold: dict[str, Gold], embedder: Embedder,
             config: TrainingConfig, on_question: Callable[[Example | None], None] | None = None) -> list[Example]:
     """Candidates and features per question; questions whose answers are not among their
