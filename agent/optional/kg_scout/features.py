@@ -61,8 +61,8 @@ class Candidates:
 
     def tensors(self, device: str = "cpu") -> tuple[torch.Tensor, ...]:
         """The policy's inputs: question, triple vectors, relation vectors, PPR."""
-        table, rows = (torch.from_numpy(a).to(device) for a in (self.relation_table, self.relation_rows))
-        question, triples, ppr = (torch.from_numpy(a).to(device) for a in (self.question, self.triple_vectors, self.ppr))
+        question, triples, table, rows, ppr = (torch.from_numpy(a).to(device) for a in (
+            self.question, self.triple_vectors, self.relation_table, self.relation_rows, self.ppr))
         return question, triples, table[rows], ppr
 
 
