@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.llm.local import MODELS, assemble  # noqa: E402
+from agent.llm.local import MODELS, SERVER_CONTEXT, assemble, server_threads  # noqa: E402
 from kgqa.settings import Settings  # noqa: E402
 
 
@@ -38,18 +37,17 @@ def main() -> None:
     parser.add_argument("--prompt-tokens", type=int, nargs="+", default=[256, 1024, 2048])
     parser.add_argument("--generate-tokens", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2,
+    parser.add_argument("--threads", type=int, default=server_threads(),
                         help="as the embedded server uses: every core")
     parser.add_argument("--json", action="store_true", help="JSON lines only (the default output)")
     args = parser.parse_args()
 
     import llama_cpp
 
-    n_ctx = 4096
-    if max(args.prompt_tokens) + args.generate_tokens > n_ctx:
-        parser.error(f"prompt plus generated tokens must fit the server's context of {n_ctx}")
+    if max(args.prompt_tokens) + args.generate_tokens > SERVER_CONTEXT:
+        parser.error(f"prompt plus generated tokens must fit the server's context of {SERVER_CONTEXT}")
     weights = assemble(MODELS[args.model], Settings().data_dir / "models")
-    llm = llama_cpp.Llama(model_path=str(weights), n_ctx=n_ctx, n_threads=args.threads,
+    llm = llama_cpp.Llama(model_path=str(weights), n_ctx=SERVER_CONTEXT, n_threads=args.threads,
                           n_threads_batch=args.threads, verbose=False)
     # Token ids from the middle of the vocabulary: real words and pieces; their meaning does
     # not change the arithmetic, and a fixed seed makes runs comparable.
@@ -66,12 +64,13 @@ def main() -> None:
             for token in tokens[length:]:
                 llm.eval([token])
             generate.append(time.perf_counter() - start)
+        prefill_s, generate_s = statistics.median(prefill), statistics.median(generate)
         row = {
             "prompt_tokens": length,
-            "prefill_tok_s": round(length / statistics.median(prefill), 1),
-            "generate_tok_s": round(args.generate_tokens / statistics.median(generate), 1),
-            "prefill_s": round(statistics.median(prefill), 3),
-            "generate_s": round(statistics.median(generate), 3),
+            "prefill_tok_s": round(length / prefill_s, 1),
+            "generate_tok_s": round(args.generate_tokens / generate_s, 1),
+            "prefill_s": round(prefill_s, 3),
+            "generate_s": round(generate_s, 3),
         }
         print(json.dumps(row), flush=True)
     build = {

@@ -118,13 +118,21 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
+SERVER_CONTEXT = 4096  # tokens; the embedded server's context window
+
+
+def server_threads() -> int:
+    """One llama.cpp thread per core, as the embedded server runs."""
+    return os.cpu_count() or 2
+
+
 class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, log_dir: Path,
+    def __init__(self, model_path: Path, *, n_ctx: int = SERVER_CONTEXT, threads: int | None = None, log_dir: Path,
                  prompt_cache_bytes: int = 16 << 20) -> None:
         self.model_path, self.n_ctx, self.prompt_cache_bytes = model_path, n_ctx, prompt_cache_bytes
-        self.threads = threads or os.cpu_count() or 2
+        self.threads = threads or server_threads()
         self.port = 0
         self.log_path = log_dir / "llama-server.log"
         self._proc: subprocess.Popen[bytes] | None = None
