@@ -219,3 +219,25 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
     assert set(answer) == {"answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source"}
     assert answer["answers"] and answer["paths"] and answer["llm_calls"] >= 1 and answer["source"] in ("kg", "kg+llm")
     assert answer["paths"][0]["start"] == {"id": "Hal Ashby", "name": "Hal Ashby"}
+
+
+def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """KGQA_LLM_GPU_LAYERS=-1 must put every layer on the GPU (a CUDA build offloads them)."""
+    from agent.llm import factory
+    from kgqa.settings import Settings
+
+    started: list[list[str]] = []
+
+    class Recorder(LocalLlamaServer):
+        def __enter__(self) -> LocalLlamaServer:
+            started.append(self.command())
+            raise RuntimeError("recorded")
+
+    monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
+    monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
+    monkeypatch.setenv("KGQA_LLM_GPU_LAYERS", "-1")
+    with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
+        pass
+    assert started[0][started[0].index("--n_gpu_layers") + 1] == "-1"
+    default = LocalLlamaServer(tmp_path / "model.gguf", log_dir=tmp_path).command()
+    assert default[default.index("--n_gpu_layers") + 1] == "0"

@@ -27,7 +27,7 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
         return
     model = MODELS[settings.llm]
     weights = assemble(model, settings.data_dir / "models")
-    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs") as server:
+    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs", gpu_layers=settings.llm_gpu_layers) as server:
         client = OpenAICompatibleClient(
             server.base_url, weights.stem, timeout=settings.llm_timeout,
             structured=settings.llm_structured or "json_object",

@@ -130,9 +130,10 @@ class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
 
     def __init__(self, model_path: Path, *, n_ctx: int = SERVER_CONTEXT, threads: int | None = None, log_dir: Path,
-                 prompt_cache_bytes: int = 16 << 20) -> None:
+                 prompt_cache_bytes: int = 16 << 20, gpu_layers: int = 0) -> None:
         self.model_path, self.n_ctx, self.prompt_cache_bytes = model_path, n_ctx, prompt_cache_bytes
         self.threads = threads or server_threads()
+        self.gpu_layers = gpu_layers
         self.port = 0
         self.log_path = log_dir / "llama-server.log"
         self._proc: subprocess.Popen[bytes] | None = None
@@ -150,22 +151,10 @@ class LocalLlamaServer:
             raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (see README)")
         self.port = _free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
-            "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-            "--model_alias", self.model_path.stem,
-            # Keep evaluated prompt states in RAM: prompts that share a long prefix (every
-            # question's analysis prompt starts with the same instructions and examples)
-            # restore it instead of recomputing it, ~2x faster per question on two cores.
-            # The cap counts only the KV state (2-5 MB); each entry also copies a logits
-            # buffer (n_batch x vocab floats, ~300 MB for Qwen): a few entries, not more
-            # (a 1 GiB cap grew the server to 22 GB).
-            "--cache", "true", "--cache_size", str(self.prompt_cache_bytes),
-        ]
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
         # must not reach (and stop) the server the next turn needs.
         with open(self.log_path, "ab") as log:
-            self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            self._proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                           start_new_session=True,
                                           preexec_fn=die_with_parent)  # noqa: PLW1509 - only a prctl call
         deadline = time.monotonic() + timeout
@@ -179,6 +168,24 @@ class LocalLlamaServer:
                 time.sleep(0.3)
         self.stop()
         raise LLMUnavailable(f"the local llama.cpp server did not answer within {timeout:.0f}s; log: {self.log_path}")
+
+    def command(self) -> list[str]:
+        """The server's command line (the port is chosen at start)."""
+        return [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
+            "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+            "--model_alias", self.model_path.stem,
+            # Layers on a GPU: only a CUDA (or Metal) build of llama-cpp-python offloads them;
+            # a CPU build logs a warning and runs on the CPU.
+            "--n_gpu_layers", str(self.gpu_layers),
+            # Keep evaluated prompt states in RAM: prompts that share a long prefix (every
+            # question's analysis prompt starts with the same instructions and examples)
+            # restore it instead of recomputing it, ~2x faster per question on two cores.
+            # The cap counts only the KV state (2-5 MB); each entry also copies a logits
+            # buffer (n_batch x vocab floats, ~300 MB for Qwen): a few entries, not more
+            # (a 1 GiB cap grew the server to 22 GB).
+            "--cache", "true", "--cache_size", str(self.prompt_cache_bytes),
+        ]
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
