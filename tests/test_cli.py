@@ -222,3 +222,26 @@ def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoi
     again = invoke(*args, env=env)  # everything is done: nothing is asked again
     assert again.exit_code == 0 and len(state.requests) == 2
     assert json.loads(again.stdout.strip().splitlines()[-1]) == summary
+
+
+def test_eval_shards_run_apart_and_merge_into_one_report(tmp_path: Path, endpoint) -> None:  # noqa: F811
+    state, url = endpoint
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\nwhat year was [Movie A] released\t1999\n"
+                         "who wrote [Movie A]\tPerson C\n")
+    state.script = [(200, completion("ans: Person B")), (200, completion("ans: Person C")),
+                    (200, completion("ans: 2001"))]
+    env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data")}
+    base = ["eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store", "memory:",
+            "--no-cache", "--json"]
+    for shard in ("1/2", "2/2"):
+        result = invoke(*base, "--shard", shard, "--out", str(tmp_path / f"part{shard[0]}.jsonl"), env=env)
+        assert result.exit_code == 0, result.output
+    assert [len((tmp_path / f"part{i}.jsonl").read_text().splitlines()) for i in (1, 2)] == [2, 1]
+    merged = tmp_path / "all.jsonl"
+    merged.write_text((tmp_path / "part1.jsonl").read_text() + (tmp_path / "part2.jsonl").read_text())
+    report = invoke(*base, "--out", str(merged), env=env)  # every question answered: the report only
+    assert report.exit_code == 0 and len(state.requests) == 3
+    assert json.loads(report.stdout.strip().splitlines()[-1])["n"] == 3
+    bad = invoke(*base, "--shard", "3/2", env=env)
+    assert bad.exit_code == 2 and "--shard must be I/N" in bad.output

@@ -111,6 +111,14 @@ def test_sample_is_seeded_and_in_file_order() -> None:
     assert [q.id for q in select(qs, limit=2)] == ["q0", "q1"]
 
 
+def test_shards_split_the_selection_so_each_question_is_answered_once() -> None:
+    qs = QuestionSet(QUESTIONS, GOLD, "x")
+    whole = [q.id for q in select(qs, sample=4, seed=1)]
+    shards = [[q.id for q in select(qs, sample=4, seed=1, shard=(i, 3))] for i in (1, 2, 3)]
+    assert sorted(sum(shards, [])) == sorted(whole) and all(shards)
+    assert shards[0] == whole[0::3]
+
+
 def test_a_training_sample_excludes_the_evaluation_sample_and_keeps_its_size() -> None:
     # Samples with one seed share a prefix: excluding after sampling would leave 1 of 3.
     qs = QuestionSet(QUESTIONS, GOLD, "x")

@@ -29,14 +29,21 @@ SUMMARY_KEYS = (
 
 
 def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,
-           exclude: Collection[str] = frozenset()) -> list[Question]:
+           exclude: Collection[str] = frozenset(), shard: tuple[int, int] | None = None) -> list[Question]:
     """A fixed-seed sample and/or the first `limit` questions, in file order; questions
-    whose id is in `exclude` are removed before sampling."""
+    whose id is in `exclude` are removed before sampling. `shard=(i, n)` keeps every n-th
+    of those from the i-th on (1-based): n processes with shards 1..n answer the selection
+    together, each question once."""
     chosen = [q for q in questions.questions if q.id not in exclude]
     if sample is not None and sample < len(chosen):
         keep = set(random.Random(seed).sample(range(len(chosen)), sample))
         chosen = [q for i, q in enumerate(chosen) if i in keep]
-    return chosen[:limit] if limit is not None else chosen
+    if limit is not None:
+        chosen = chosen[:limit]
+    if shard is not None:
+        index, count = shard
+        chosen = chosen[index - 1 :: count]
+    return chosen
 
 
 def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:

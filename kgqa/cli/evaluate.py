@@ -43,6 +43,8 @@ def eval_command(
     limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).")] = None,
     sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
+    shard: Annotated[str | None, typer.Option(
+        help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.")] = None,
     concurrency: Annotated[int, typer.Option(help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
@@ -89,7 +91,7 @@ def eval_command(
         question_set = read_questions(questions, fmt)
     except (MalformedInput, FileNotFoundError) as exc:
         raise fail(str(exc), 2) from exc
-    chosen = select(question_set, limit=limit, sample=sample, seed=seed)
+    chosen = select(question_set, limit=limit, sample=sample, seed=seed, shard=_parse_shard(shard))
     out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
     with opened(settings, read_only=True) as target:
         try:
@@ -109,6 +111,15 @@ def eval_command(
     else:
         for key, value in summary.items():
             out.print(f"[bold]{key}[/]: {value}")
+
+
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise fail(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), not {value!r}", 2)
+    return int(index), int(count)
 
 
 def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, Gold], already: int) -> dict:
