@@ -115,7 +115,7 @@ def test_shards_split_the_selection_so_each_question_is_answered_once() -> None:
     qs = QuestionSet(QUESTIONS, GOLD, "x")
     whole = [q.id for q in select(qs, sample=4, seed=1)]
     shards = [[q.id for q in select(qs, sample=4, seed=1, shard=(i, 3))] for i in (1, 2, 3)]
-    assert sorted(sum(shards, [])) == sorted(whole) and all(shards)
+    assert sorted(q for shard in shards for q in shard) == sorted(whole) and all(shards)
     assert shards[0] == whole[0::3]
 
 
