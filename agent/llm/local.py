@@ -176,7 +176,7 @@ class LocalLlamaServer:
             "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
             "--model_alias", self.model_path.stem,
             # Layers on a GPU: only a CUDA (or Metal) build of llama-cpp-python offloads them;
-            # a CPU build logs a warning and runs on the CPU.
+            # a CPU build keeps them on the CPU (its log says "assigned to device CPU").
             "--n_gpu_layers", str(self.gpu_layers),
             # Keep evaluated prompt states in RAM: prompts that share a long prefix (every
             # question's analysis prompt starts with the same instructions and examples)
