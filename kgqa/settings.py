@@ -69,6 +69,11 @@ class Settings(BaseSettings):
         return self.data_dir / "chat.sqlite"
 
     @property
+    def needs_logprobs(self) -> bool:
+        """Whether a pipeline will ask the model for token logprobs (GraphRAG-FI's integration)."""
+        return self.pog.fi.integrate or self.triples.fi.integrate
+
+    @property
     def store_url(self) -> str:
         return self.store or f"oxigraph:{self.data_dir / 'store'}"
 

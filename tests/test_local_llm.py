@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.llm.base import LLMError, Message
 from agent.llm.local import MODELS, LocalLlamaServer, LocalModel, LocalModelMissing, assemble, part_files
 
 
@@ -98,12 +99,18 @@ def test_the_embedded_model_answers(tmp_path: Path) -> None:
     from agent.llm.factory import open_llm
     from kgqa.settings import Settings
 
-    settings = Settings(data_dir=tmp_path, llm_cache=False)
-    with open_llm(settings) as llm:
-        reply = llm.chat([{"role": "user", "content": "What is the capital of France? One word."}],
-                         max_tokens=8, logprobs=True)
+    question: list[Message] = [{"role": "user", "content": "What is the capital of France? One word."}]
+    with open_llm(Settings(data_dir=tmp_path, llm_cache=False)) as llm:
+        reply = llm.chat(question, max_tokens=8)
+        assert "paris" in reply.text.lower()
+        assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
+        # Started without per-token logits (faster prompts): a logprobs request says why it fails.
+        with pytest.raises(LLMError, match="GraphRAG-FI"):
+            llm.chat(question, max_tokens=8, logprobs=True)
+    with_integration = Settings(data_dir=tmp_path, llm_cache=False, pog={"fi": {"integrate": True}})
+    with open_llm(with_integration) as llm:
+        reply = llm.chat(question, max_tokens=8, logprobs=True)
     assert "paris" in reply.text.lower()
-    assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
     assert reply.logprobs and all(lp <= 0 for _, lp in reply.logprobs)
 
 
@@ -241,3 +248,29 @@ def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest
     assert started[0][started[0].index("--n_gpu_layers") + 1] == "-1"
     default = LocalLlamaServer(tmp_path / "model.gguf", log_dir=tmp_path).command()
     assert default[default.index("--n_gpu_layers") + 1] == "0"
+
+
+def test_the_server_keeps_per_token_logits_only_for_fi_integration(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logits for every prompt token make prompts ~1.7x slower on the CPU: the embedded
+    server computes them only when GraphRAG-FI's integration will ask for logprobs."""
+    from agent.llm import factory
+    from kgqa.settings import Settings
+
+    started: list[list[str]] = []
+
+    class Recorder(LocalLlamaServer):
+        def __enter__(self) -> LocalLlamaServer:
+            started.append(self.command())
+            raise RuntimeError("recorded")
+
+    monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
+    monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
+    for integrate in ("", "pog", "triples"):
+        monkeypatch.delenv("KGQA_POG__FI__INTEGRATE", raising=False)
+        monkeypatch.delenv("KGQA_TRIPLES__FI__INTEGRATE", raising=False)
+        if integrate:
+            monkeypatch.setenv(f"KGQA_{integrate.upper()}__FI__INTEGRATE", "true")
+        with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
+            pass
+    assert [command[command.index("--logits_all") + 1] for command in started] == ["false", "true", "true"]

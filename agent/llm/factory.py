@@ -27,7 +27,8 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
         return
     model = MODELS[settings.llm]
     weights = assemble(model, settings.data_dir / "models")
-    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs", gpu_layers=settings.llm_gpu_layers) as server:
+    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs", gpu_layers=settings.llm_gpu_layers,
+                          logprobs=settings.needs_logprobs) as server:
         client = OpenAICompatibleClient(
             server.base_url, weights.stem, timeout=settings.llm_timeout,
             structured=settings.llm_structured or "json_object",

@@ -96,6 +96,10 @@ class OpenAICompatibleClient(LLMClient):
         except openai.RateLimitError as exc:
             raise LLMUnavailable(f"{self.base_url} kept rate-limiting after retries: {exc.message}") from exc
         except openai.APIStatusError as exc:
+            if logprobs and "logits_all" in exc.message:
+                raise LLMError(f"{self.base_url} was started without token logprobs (llama-cpp-python's "
+                               "--logits_all false); the embedded model starts with them when GraphRAG-FI's "
+                               "integration is on in the settings (pog.fi.integrate or triples.fi.integrate)") from exc
             raise LLMError(f"{self.base_url} answered HTTP {exc.status_code}: {exc.message}") from exc
         seconds = time.perf_counter() - started
         if not response.choices:
