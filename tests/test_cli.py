@@ -245,3 +245,23 @@ def test_eval_shards_run_apart_and_merge_into_one_report(tmp_path: Path, endpoin
     assert json.loads(report.stdout.strip().splitlines()[-1])["n"] == 3
     bad = invoke(*base, "--shard", "3/2", env=env)
     assert bad.exit_code == 2 and "--shard must be I/N" in bad.output
+
+
+def test_compare_counts_questions_lost_and_won_on_shared_ids(tmp_path: Path) -> None:
+    import gzip
+
+    def rows(*hits: tuple[str, float]) -> str:
+        return "".join(json.dumps({"id": qid, "hits1": h, "llm_calls": 2, "prompt_tokens": 100, "error": None}) + "\n"
+                       for qid, h in hits)
+
+    base = tmp_path / "base.jsonl.gz"  # results/ keeps them gzipped
+    base.write_bytes(gzip.compress(rows(("q1", 1.0), ("q2", 1.0), ("q3", 0.0), ("q4", 0.0)).encode()))
+    run = tmp_path / "run.jsonl"
+    run.write_text(rows(("q1", 1.0), ("q2", 0.0), ("q3", 1.0), ("q5", 1.0)) + '{"id": "q6", "hits1"')  # torn line
+    result = invoke("compare", str(base), str(run), "--json")
+    assert result.exit_code == 0, result.output
+    compared = json.loads(result.stdout)
+    assert (compared["n"], compared["shared"], compared["lost_ids"], compared["won_ids"]) == (4, 3, ["q2"], ["q3"])
+    assert (compared["hits1"], compared["hits1_shared"], compared["base_hits1_shared"]) == (0.75, 0.6667, 0.6667)
+    missing = invoke("compare", str(base), str(tmp_path / "nothing.jsonl"))
+    assert missing.exit_code == 2 and "nothing.jsonl does not exist" in " ".join(missing.output.split())

@@ -4,6 +4,7 @@ finishes (flushed), and resume from those lines on a rerun."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import random
@@ -57,19 +58,27 @@ def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
     }
 
 
-def read_finished(out_path: Path) -> dict[str, dict]:
-    """Rows already written; a torn last line (crash mid-write) is ignored and redone, and
-    so is a question whose model request timed out (a rerun tries it again)."""
+def read_rows(path: Path) -> dict[str, dict]:
+    """A results file's rows by question id (plain or gzipped JSONL); a torn last line
+    (crash mid-write) is skipped; none if the file does not exist."""
     rows: dict[str, dict] = {}
-    if out_path.exists():
-        for line in out_path.read_text(encoding="utf-8").splitlines():
+    if path.exists():
+        text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
+        for line in text.splitlines():
             try:
                 row = json.loads(line)
             except ValueError:
                 continue
             if isinstance(row, dict) and "id" in row:
                 rows[row["id"]] = row
-    return {k: row for k, row in rows.items() if not str(row.get("error") or "").startswith(LLMTimeout.__name__)}
+    return rows
+
+
+def read_finished(out_path: Path) -> dict[str, dict]:
+    """Rows already written, but for a question whose model request timed out (a rerun
+    tries it again)."""
+    return {k: row for k, row in read_rows(out_path).items()
+            if not str(row.get("error") or "").startswith(LLMTimeout.__name__)}
 
 
 def trace_file_name(question_id: str) -> str:

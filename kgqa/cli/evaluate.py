@@ -142,3 +142,29 @@ def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, 
         except KeyboardInterrupt:
             raise fail(f"interrupted: {scored['n']} answers are saved in {runner.out_path}; "
                        "run the same command again to continue", 130) from None
+
+
+@app.command("compare")
+def compare_command(
+    base: Annotated[Path, typer.Argument(help="Results JSONL (or .jsonl.gz) to compare against.")],
+    runs: Annotated[list[Path], typer.Argument(help="Results of other runs of the same questions.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Hits@1 of each run against BASE on the questions both answered, and the questions lost and won."""
+    from agent.evaluation.compare import compare
+    from agent.evaluation.harness import read_rows
+
+    base_rows = read_rows(base)
+    if not base_rows:
+        raise fail(f"{base} holds no results", 2)
+    for run in runs:
+        if not run.exists():
+            raise fail(f"{run} does not exist", 2)
+        result = {"run": str(run), **compare(base_rows, read_rows(run))}
+        if as_json:
+            print(json.dumps(result))
+        else:
+            out.print(f"[bold]{run}[/]: Hits@1 {result['hits1']:.3f} over {result['n']}; on the {result['shared']} "
+                      f"shared with the base {result['hits1_shared']:.3f} against {result['base_hits1_shared']:.3f}, "
+                      f"{result['lost']} lost, {result['won']} won; {result['llm_calls_avg']:.2f} LLM calls, "
+                      f"{result['prompt_tokens_avg']:.0f} prompt tokens a question, {result['errors']} errors")
