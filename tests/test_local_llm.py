@@ -228,8 +228,9 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
     assert answer["paths"][0]["start"] == {"id": "Hal Ashby", "name": "Hal Ashby"}
 
 
-def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """KGQA_LLM_GPU_LAYERS=-1 must put every layer on the GPU (a CUDA build offloads them)."""
+def server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The command line `open_llm` starts the embedded server with under the current
+    environment (nothing is started)."""
     from agent.llm import factory
     from kgqa.settings import Settings
 
@@ -242,10 +243,16 @@ def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest
 
     monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
     monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
-    monkeypatch.setenv("KGQA_LLM_GPU_LAYERS", "-1")
     with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
         pass
-    assert started[0][started[0].index("--n_gpu_layers") + 1] == "-1"
+    return started[0]
+
+
+def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """KGQA_LLM_GPU_LAYERS=-1 must put every layer on the GPU (a CUDA build offloads them)."""
+    monkeypatch.setenv("KGQA_LLM_GPU_LAYERS", "-1")
+    command = server_command(tmp_path, monkeypatch)
+    assert command[command.index("--n_gpu_layers") + 1] == "-1"
     default = LocalLlamaServer(tmp_path / "model.gguf", log_dir=tmp_path).command()
     assert default[default.index("--n_gpu_layers") + 1] == "0"
 
@@ -254,23 +261,12 @@ def test_the_server_keeps_per_token_logits_only_for_fi_integration(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Logits for every prompt token make prompts ~1.7x slower on the CPU: the embedded
     server computes them only when GraphRAG-FI's integration will ask for logprobs."""
-    from agent.llm import factory
-    from kgqa.settings import Settings
-
-    started: list[list[str]] = []
-
-    class Recorder(LocalLlamaServer):
-        def __enter__(self) -> LocalLlamaServer:
-            started.append(self.command())
-            raise RuntimeError("recorded")
-
-    monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
-    monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
+    logits_all = []
     for integrate in ("", "pog", "triples"):
         monkeypatch.delenv("KGQA_POG__FI__INTEGRATE", raising=False)
         monkeypatch.delenv("KGQA_TRIPLES__FI__INTEGRATE", raising=False)
         if integrate:
             monkeypatch.setenv(f"KGQA_{integrate.upper()}__FI__INTEGRATE", "true")
-        with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
-            pass
-    assert [command[command.index("--logits_all") + 1] for command in started] == ["false", "true", "true"]
+        command = server_command(tmp_path, monkeypatch)
+        logits_all.append(command[command.index("--logits_all") + 1])
+    assert logits_all == ["false", "true", "true"]
