@@ -245,6 +245,8 @@ def test_eval_shards_run_apart_and_merge_into_one_report(tmp_path: Path, endpoin
     assert json.loads(report.stdout.strip().splitlines()[-1])["n"] == 3
     bad = invoke(*base, "--shard", "3/2", env=env)
     assert bad.exit_code == 2 and "--shard must be I/N" in bad.output
+    gzipped = invoke(*base, "--out", str(tmp_path / "all.jsonl.gz"), env=env)
+    assert gzipped.exit_code == 2 and "plain JSONL" in gzipped.output
 
 
 def test_compare_counts_questions_lost_and_won_on_shared_ids(tmp_path: Path) -> None:

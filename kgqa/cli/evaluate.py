@@ -93,6 +93,8 @@ def eval_command(
         raise fail(str(exc), 2) from exc
     chosen = select(question_set, limit=limit, sample=sample, seed=seed, shard=_parse_shard(shard))
     out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
+    if out_path.suffix == ".gz":  # results are appended line by line; a gzipped copy is read only by `compare`
+        raise fail(f"--out must be plain JSONL, not {out_path}: gunzip -k it and pass the .jsonl", 2)
     with opened(settings, read_only=True) as target:
         try:
             with open_llm(settings) as llm:
