@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent.llm import FakeLLM, LLMTimeout, LLMUnavailable, ModelNotFound
+from agent.llm import FakeLLM, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from agent.llm.cache import CachedLLM
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.parsing import parse_reply
@@ -130,6 +130,11 @@ def test_completion_with_logprobs_and_usage(endpoint: tuple[Endpoint, str]) -> N
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("Paris", 11, 3)
     assert reply.logprobs == [("Par", -0.1), ("is", -0.05)]
     assert state.requests[0]["temperature"] == 0.3 and state.requests[0]["logprobs"] is True
+
+    without = OpenAICompatibleClient(url, "m", max_retries=0, logprobs=False)  # the embedded server's default
+    with pytest.raises(LLMError, match="without token logprobs"):
+        without.chat([{"role": "user", "content": "capital of France?"}], logprobs=True)
+    assert len(state.requests) == 1  # refused before any request
 
 
 @pytest.mark.parametrize("mode, expected_type", [("json_schema", "json_schema"), ("json_object", "json_object")])

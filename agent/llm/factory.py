@@ -31,7 +31,7 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
                           logprobs=settings.needs_logprobs) as server:
         client = OpenAICompatibleClient(
             server.base_url, weights.stem, timeout=settings.llm_timeout,
-            structured=settings.llm_structured or "json_object",
+            structured=settings.llm_structured or "json_object", logprobs=server.logprobs,
         )
         # The cache is keyed by the model file, not the per-run port.
         with _cached(client, settings, f"local:{model.key}:{model.sha256}") as ready:

@@ -41,9 +41,13 @@ class OpenAICompatibleClient(LLMClient):
         timeout: float = 120.0,
         max_retries: int = 3,
         structured: StructuredMode = "json_schema",
+        logprobs: bool = True,
     ) -> None:
         super().__init__()
         self.base_url, self.model, self.structured = base_url, model, structured
+        # False: the endpoint was started without token logprobs (the embedded server, unless
+        # GraphRAG-FI's integration is on); a request for them fails here, not after retries.
+        self.logprobs = logprobs
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
 
     @property
@@ -80,6 +84,10 @@ class OpenAICompatibleClient(LLMClient):
         schema: type[BaseModel] | None,
         logprobs: bool,
     ) -> LLMReply:
+        if logprobs and not self.logprobs:
+            raise LLMError(f"{self.base_url} was started without token logprobs; the embedded model starts with "
+                           "them when GraphRAG-FI's integration is on in the settings (pog.fi.integrate or "
+                           "triples.fi.integrate)")
         request = self._request(messages, temperature, max_tokens, schema, logprobs)
         started = time.perf_counter()
         try:
@@ -96,10 +104,6 @@ class OpenAICompatibleClient(LLMClient):
         except openai.RateLimitError as exc:
             raise LLMUnavailable(f"{self.base_url} kept rate-limiting after retries: {exc.message}") from exc
         except openai.APIStatusError as exc:
-            if logprobs and "logits_all" in exc.message:
-                raise LLMError(f"{self.base_url} was started without token logprobs (llama-cpp-python's "
-                               "--logits_all false); the embedded model starts with them when GraphRAG-FI's "
-                               "integration is on in the settings (pog.fi.integrate or triples.fi.integrate)") from exc
             raise LLMError(f"{self.base_url} answered HTTP {exc.status_code}: {exc.message}") from exc
         seconds = time.perf_counter() - started
         if not response.choices:
