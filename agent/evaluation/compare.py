@@ -3,6 +3,8 @@ which questions one got right that the other did not (the figures behind "lost /
 
 from __future__ import annotations
 
+from agent.evaluation.report import mean_of
+
 
 def compare(base: dict[str, dict], run: dict[str, dict]) -> dict:
     """`run` against `base` (result rows by question id, as `kgqa eval --out` writes them).
@@ -11,14 +13,14 @@ def compare(base: dict[str, dict], run: dict[str, dict]) -> dict:
     lost = [qid for qid in shared if base[qid]["hits1"] > run[qid]["hits1"]]
     won = [qid for qid in shared if base[qid]["hits1"] < run[qid]["hits1"]]
 
-    def mean(rows: dict[str, dict], ids: list[str], key: str) -> float:
-        return round(sum(rows[qid][key] for qid in ids) / len(ids), 4) if ids else 0.0
-
+    run_rows, run_shared, base_shared = list(run.values()), [run[q] for q in shared], [base[q] for q in shared]
     return {
         "n": len(run), "shared": len(shared),
-        "hits1": mean(run, list(run), "hits1"),
-        "hits1_shared": mean(run, shared, "hits1"), "base_hits1_shared": mean(base, shared, "hits1"),
+        "hits1": round(mean_of(run_rows, "hits1"), 4),
+        "hits1_shared": round(mean_of(run_shared, "hits1"), 4),
+        "base_hits1_shared": round(mean_of(base_shared, "hits1"), 4),
         "lost": len(lost), "won": len(won), "lost_ids": lost, "won_ids": won,
-        "llm_calls_avg": mean(run, list(run), "llm_calls"), "prompt_tokens_avg": mean(run, list(run), "prompt_tokens"),
-        "errors": sum(bool(row.get("error")) for row in run.values()),
+        "llm_calls_avg": round(mean_of(run_rows, "llm_calls"), 4),
+        "prompt_tokens_avg": round(mean_of(run_rows, "prompt_tokens"), 4),
+        "errors": sum(bool(row.get("error")) for row in run_rows),
     }

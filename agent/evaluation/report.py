@@ -21,7 +21,8 @@ def breakdown(rows: list[dict]) -> tuple[str | None, dict[str, list[dict]]]:
     return None, {"all": rows}
 
 
-def _mean(rows: list[dict], key: str) -> float:
+def mean_of(rows: list[dict], key: str) -> float:
+    """The mean of a result field over rows (a missing or null value counts as 0)."""
     return sum(float(r.get(key) or 0.0) for r in rows) / len(rows) if rows else 0.0
 
 
@@ -43,9 +44,9 @@ def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) 
     ]
     for name, group in groups.items():
         lines.append(
-            f"| {name} | {len(group)} | {_mean(group, 'hits1'):.3f} | {_mean(group, 'hit'):.3f} | "
-            f"{_mean(group, 'f1'):.3f} | {_mean(group, 'coverage'):.3f} | {_mean(group, 'llm_calls'):.2f} | "
-            f"{_mean(group, 'prompt_tokens'):.0f} | {_mean(group, 'seconds'):.2f} | {_non_llm_p50(group):.3f} |"
+            f"| {name} | {len(group)} | {mean_of(group, 'hits1'):.3f} | {mean_of(group, 'hit'):.3f} | "
+            f"{mean_of(group, 'f1'):.3f} | {mean_of(group, 'coverage'):.3f} | {mean_of(group, 'llm_calls'):.2f} | "
+            f"{mean_of(group, 'prompt_tokens'):.0f} | {mean_of(group, 'seconds'):.2f} | {_non_llm_p50(group):.3f} |"
         )
     _plot(groups, png, summary)
     lines += ["", f"![accuracy and cost]({png.name})", ""]
@@ -79,12 +80,12 @@ def _plot(groups: dict[str, list[dict]], png: Path, summary: dict) -> None:
     width = 0.25
     for offset, metric in enumerate(("hits1", "f1", "coverage")):
         acc.bar([i + (offset - 1) * width for i in range(len(names))],
-                [_mean(groups[n], metric) for n in names], width, label=metric)
+                [mean_of(groups[n], metric) for n in names], width, label=metric)
     acc.set_xticks(range(len(names)), names)
     acc.set_ylim(0, 1)
     acc.set_title("accuracy")
     acc.legend()
-    cost.bar(range(len(names)), [_mean(groups[n], "seconds") for n in names], color="gray")
+    cost.bar(range(len(names)), [mean_of(groups[n], "seconds") for n in names], color="gray")
     cost.set_xticks(range(len(names)), names)
     cost.set_title("seconds per question")
     fig.suptitle(f"{summary['pipeline']} / {summary['model']}")
