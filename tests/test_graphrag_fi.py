@@ -3,6 +3,7 @@ filters inside the triple pipeline, and the attention pass against the model's o
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -153,3 +154,15 @@ def test_the_fine_filter_prompt_lists_the_best_paths_that_fit_the_models_context
     assert "1. Entity 0 ->" in prompt and "40. Entity 39" not in prompt  # best first, the tail left out
     assert len(prompt) < LISTING_CHARS + 1_000
     assert picked == [0, 2]  # numbers past the listing are ignored
+
+
+def test_the_fine_filter_leaves_room_for_a_reply_that_lists_every_path() -> None:
+    # The 0.5B model often lists every path; with a fixed budget its reply to 30 triples was
+    # cut inside the list, no JSON, so nothing was ever picked.
+    from agent.optional.graphrag_fi import fine_filter
+
+    paths = [f"Italy -> location.location.contains -> City {i}" for i in range(30)]
+    everything = json.dumps({"paths": list(range(1, 31))})
+    llm = FakeLLM([everything])
+    assert fine_filter(llm, "what currency is used in italy?", paths) == list(range(30))
+    assert llm.max_tokens[0] >= len(everything)  # a token is at least one character

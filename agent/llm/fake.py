@@ -19,6 +19,7 @@ class FakeLLM(LLMClient):
         self._next = 0
         self._name = name
         self.calls: list[list[Message]] = []
+        self.max_tokens: list[int] = []  # each call's reply budget
 
     @property
     def model_name(self) -> str:
@@ -34,6 +35,7 @@ class FakeLLM(LLMClient):
         logprobs: bool,
     ) -> LLMReply:
         self.calls.append(list(messages))
+        self.max_tokens.append(max_tokens)
         if callable(self._script):
             answer = self._script(messages)
         else:

@@ -174,8 +174,10 @@ def fine_filter(llm: LLMClient, question: str, paths: Sequence[str]) -> list[int
         return []
     shown, listing = fitting_listing(paths)
     paths = paths[:shown]
+    # Room to list every path: the 0.5B model often does, and a reply cut off inside its
+    # list is no JSON (a fixed 96 tokens cut 30 triples at 25, so no path was ever picked).
     reply = llm.chat([{"role": "user", "content": render("fi_fine_filter", question=question, paths=listing)}],
-                     schema=PathPicks, temperature=0.0, max_tokens=96)
+                     schema=PathPicks, temperature=0.0, max_tokens=16 + 4 * len(paths))
     picked: PathPicks = reply.parsed or PathPicks()
     return list(dict.fromkeys(n - 1 for n in picked.paths if 1 <= n <= len(paths)))
 
