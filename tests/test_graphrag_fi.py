@@ -95,6 +95,11 @@ def test_the_filter_and_integration_in_the_triple_pipeline(embedder: Embedder) -
                          "who directed the films Tom Hanks acted in", [Entity(id="Tom Hanks")])
     fi = state["fi"]
     assert fi["coarse_filter"] == "similarity" and len(fi["coarse"]) == 5 == len(state["triples"])
+    # the same facts in the same order as the cosine retrieval's best 5: the filter embeds
+    # them in words, as the scorer did, not as the prompt's ids and arrows
+    retrieved = next(e["update"]["triples"] for e in state["events"] if e["node"] == "retrieve_triples")
+    assert [c["text"] for c in fi["coarse"]] == [t["text"] for t in retrieved[:5]]
+    assert [c["score"] for c in fi["coarse"]] == pytest.approx([2 * t["score"] - 1 for t in retrieved[:5]], abs=1e-4)
     assert fi["high_priority"] == [fi["coarse"][1]["text"]]  # the model picked number 2
     answer_prompt = next(c[-1]["content"] for c in llm.calls if "High Priority Paths" in c[-1]["content"])
     high_block = answer_prompt.split("High Priority Paths:\n")[1].split("\n\nAdditional Paths:")[0]

@@ -56,10 +56,13 @@ class SimilarityPathScorer:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
 
-    def scores(self, question: str, paths: Sequence[str]) -> list[float]:
+    def scores(self, question: str, paths: Sequence[str], plain: Sequence[str] | None = None) -> list[float]:
+        """`plain`: the paths in words (names, relation phrases), which an embedding reads
+        better than the prompt's ids and arrows; the triple pipeline's cosine scorer ranked
+        by that text, and scoring the raw text instead reordered its facts for the worse."""
         if not paths:
             return []
-        vectors = self.embedder.encode([question, *paths])
+        vectors = self.embedder.encode([question, *(plain or paths)])
         return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
@@ -89,7 +92,8 @@ class AttentionPathScorer:
                                                           dtype=torch.float32).eval()
         self.layer = self.model.config.num_hidden_layers // 2 + 2
 
-    def scores(self, question: str, paths: Sequence[str]) -> list[float]:
+    def scores(self, question: str, paths: Sequence[str], plain: Sequence[str] | None = None) -> list[float]:
+        """`plain` is ignored: the attention is over the text the model reads."""
         if not paths:
             return []
         prompt, spans = rog_prompt(question, paths)
@@ -149,10 +153,12 @@ def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None) -
 
 
 def filter_paths(coarse: AttentionPathScorer | SimilarityPathScorer, llm: LLMClient, question: str,
-                 paths: Sequence[str], keep: int, fine: bool) -> tuple[list[int], list[int], list[float]]:
+                 paths: Sequence[str], keep: int, fine: bool,
+                 plain: Sequence[str] | None = None) -> tuple[list[int], list[int], list[float]]:
     """The coarse filter's `keep` best (best first), the fine filter's picks among them
-    (indices into `paths`, the model's order), and every path's coarse score."""
-    scores = coarse.scores(question, paths)
+    (indices into `paths`, the model's order), and every path's coarse score (`plain`: the
+    paths in words, for the similarity filter)."""
+    scores = coarse.scores(question, paths, plain)
     kept = coarse_filter(scores, keep)
     picked = [kept[i] for i in fine_filter(llm, question, [paths[i] for i in kept])] if fine else []
     return kept, picked, scores
