@@ -62,7 +62,7 @@ class SimilarityPathScorer:
         by that text, and scoring the raw text instead reordered its facts for the worse."""
         if not paths:
             return []
-        vectors = self.embedder.encode([question, *(plain or paths)])
+        vectors = self.embedder.encode([question, *(paths if plain is None else plain)])
         return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
