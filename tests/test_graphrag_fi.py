@@ -18,6 +18,7 @@ from agent.optional.graphrag_fi import (
     ScoredAnswer,
     answer_confidences,
     coarse_filter,
+    filter_paths,
     integrate,
     rog_prompt,
 )
@@ -60,6 +61,32 @@ def test_when_no_answer_passes_the_graphs_answers_stand() -> None:
     assert [(d["answer"], d["kept"], d.get("fallback", False)) for d in decisions] == [
         ("Music", True, True), ("music", False, False), ("Drama", True, True), ("Action", False, False)]
     assert integrate([], [ScoredAnswer("Action", 0.26)], 0.5, 1.0)[0] == []  # nothing from the graph: nothing
+
+
+class FixedScores:
+    """A coarse scorer with the scores it is given."""
+    name = "fixed"
+
+    def __init__(self, scores: list[float]) -> None:
+        self.fixed = scores
+
+    def scores(self, question: str, paths: list[str], plain: list[str] | None = None) -> list[float]:
+        return list(self.fixed)
+
+
+def test_the_filters_choose_paths_but_keep_the_retrieval_order() -> None:
+    listings: list[str] = []
+
+    def model(messages: list[dict]) -> LLMReply:
+        listings.append(messages[-1]["content"])
+        return LLMReply('{"paths": [3, 1]}')
+
+    paths = ["A -> r -> a", "B -> r -> b", "C -> r -> c", "D -> r -> d"]
+    kept, picked, scores = filter_paths(FixedScores([0.1, 0.9, 0.5, 0.7]), FakeLLM(model), "q?", paths, keep=3,
+                                        fine=True)
+    # the fine filter reads the coarse best first (1. B, 2. D, 3. C) and picks C, then B
+    assert listings[0].rstrip().endswith("1. B -> r -> b\n2. D -> r -> d\n3. C -> r -> c")
+    assert kept == [1, 2, 3] and picked == [1, 2] and scores == [0.1, 0.9, 0.5, 0.7]
 
 
 def test_the_coarse_filter_keeps_the_best_in_order_and_the_prompt_knows_each_span() -> None:

@@ -1,8 +1,9 @@
 """GraphRAG-FI inside the PoG graph: the filter's picks lead the answer prompt as High
-Priority Paths; the integration keeps graph and model-only answers by their confidence."""
+Priority Paths, in PoG's own order; the integration keeps graph and model-only answers by their confidence."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -53,11 +54,33 @@ def test_the_models_pick_leads_the_answer_prompt_as_high_priority(embedder) -> N
     assert kinds_asked(llm) == ["analyse", "fi_filter", "answer"] and state["answers"] == ["1988"]
 
 
-def test_the_coarse_filter_keeps_its_best_and_garbage_from_the_model_keeps_that_order(embedder) -> None:
+def picks(*relations: str):
+    """A fine-filter reply that picks the listed paths with these relations, in this order."""
+    def reply(prompt: str) -> str:
+        listed = dict((text, int(n)) for n, text in re.findall(r"^(\d+)\. (.*)$", prompt, re.MULTILINE))
+        return json.dumps({"paths": [next(n for text, n in listed.items() if r in text) for r in relations]})
+    return reply
+
+
+def test_the_models_picks_lead_in_pogs_own_order_not_the_models(embedder) -> None:
+    """The filter chooses, PoG's ranking orders: picks named last-ranked first are still
+    listed in the ranking's order (the 0.5B model answers from the first path)."""
+    llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall")
+    ranking = [c.text for c in ask(llm, embedder)["kept"]]
+    relations = [text.split(" -> ")[1] for text in ranking[:2]]
+    llm = scripted(analyse=analysis(1), fi_filter=picks(*reversed(relations)), answer="ans: Penny Marshall")
+    state = ask(llm, embedder, filter=True, keep=10)
+    assert state["fi"]["high_priority"] == ranking[:2]
+    assert [c.text for c in state["kept"]][:2] == ranking[:2]
+    assert state["evidence"].startswith(f"High Priority Paths:\nPath 1: {ranking[0]}\nPath 2: {ranking[1]}\n\n")
+
+
+def test_the_coarse_filter_keeps_its_best_and_garbage_from_the_model_keeps_pogs_order(embedder) -> None:
     llm = scripted(analyse=analysis(1), fi_filter="}{ nothing", answer="ans: Penny Marshall")
     state = ask(llm, embedder, filter=True, keep=2)
-    coarse = state["fi"]["coarse"]
-    assert len(coarse) == 2 and coarse[0]["score"] >= coarse[1]["score"]
+    coarse, ranking = state["fi"]["coarse"], [c.text for c in state["candidates"]]
+    positions = [ranking.index(c["text"]) for c in coarse]
+    assert len(coarse) == 2 and positions == sorted(positions)
     assert state["fi"]["high_priority"] == [] and [c.text for c in state["kept"]] == [c["text"] for c in coarse]
     assert state["evidence"].startswith("High Priority Paths:\n(none)") and state["answers"] == ["Penny Marshall"]
 

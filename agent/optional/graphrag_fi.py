@@ -8,7 +8,7 @@ model's weights (`AttentionPathScorer`, the embedded Qwen loaded into transforme
 its GGUF); for an endpoint the fallback is embedding similarity (`SimilarityPathScorer`,
 the paper's own "Similarity" baseline), and results say which one ran.
 Fine filter: the model lists the useful paths; they are shown as "High Priority Paths",
-the rest of the coarse selection as "Additional Paths".
+the rest of the coarse selection as "Additional Paths", each in the retrieval order.
 Integration: an answer's confidence is the mean probability of its tokens; the graph's
 answers with confidence >= tau_graph (0.5) and the model-only answers with confidence
 >= tau_llm (1: only answers the model is certain of) are joined, the graph's first.
@@ -155,13 +155,17 @@ def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None) -
 def filter_paths(coarse: AttentionPathScorer | SimilarityPathScorer, llm: LLMClient, question: str,
                  paths: Sequence[str], keep: int, fine: bool,
                  plain: Sequence[str] | None = None) -> tuple[list[int], list[int], list[float]]:
-    """The coarse filter's `keep` best (best first), the fine filter's picks among them
-    (indices into `paths`, the model's order), and every path's coarse score (`plain`: the
-    paths in words, for the similarity filter)."""
+    """The coarse filter's `keep` best, the fine filter's picks among them (indices into
+    `paths`), and every path's coarse score (`plain`: the paths in words, for the
+    similarity filter). Kept and picked paths stay in the retrieval order, as in the paper
+    (P_final within P_coarse within P: filters, not rerankers); only the fine filter's
+    listing is best first, so that a listing cut to fit the prompt drops the coarse
+    worst. Reordering by the coarse score or the model's pick order overrode PoG's path
+    memory: the right path picked, but not first, and the 0.5B model answers from the first."""
     scores = coarse.scores(question, paths, plain)
-    kept = coarse_filter(scores, keep)
-    picked = [kept[i] for i in fine_filter(llm, question, [paths[i] for i in kept])] if fine else []
-    return kept, picked, scores
+    ranked = coarse_filter(scores, keep)
+    picked = [ranked[i] for i in fine_filter(llm, question, [paths[i] for i in ranked])] if fine else []
+    return sorted(ranked), sorted(picked), scores
 
 
 def coarse_filter(scores: Sequence[float], keep: int) -> list[int]:

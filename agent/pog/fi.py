@@ -4,7 +4,8 @@ answer, and integrate the graph's answer with the model's own by token confidenc
 filter_paths_fi (after prune_paths): the coarse scorer (attention of the embedded
 model, or embedding similarity for endpoints) keeps `fi.keep` of the fuzzy-ranked
 candidates, the model picks the useful ones; its picks are kept first (the answer
-prompt shows them as High Priority Paths), the coarse order fills up to the width.
+prompt shows them as High Priority Paths), the other survivors fill up to the width,
+both in PoG's own ranking (the filter chooses, the path memory orders).
 
 integrate_answers_fi (after finalise): the PoG answers with the confidence the model
 gave their names in the answer reply (the rest of a path's ends share the best named
