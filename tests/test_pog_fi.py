@@ -28,11 +28,11 @@ def ask(llm, embedder, **fi: object):
     return run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
 
 
-def pick(relation: str):
-    """A fine-filter reply that picks the listed path with this relation."""
+def picks(*relations: str):
+    """A fine-filter reply that picks the listed paths with these relations, in this order."""
     def reply(prompt: str) -> str:
-        number = next(int(n) for n, text in re.findall(r"^(\d+)\. (.*)$", prompt, re.MULTILINE) if relation in text)
-        return f'{{"paths": [{number}]}}'
+        listed = {text: int(n) for n, text in re.findall(r"^(\d+)\. (.*)$", prompt, re.MULTILINE)}
+        return json.dumps({"paths": [next(n for text, n in listed.items() if r in text) for r in relations]})
     return reply
 
 
@@ -43,7 +43,7 @@ def spoken(text: str, probability: float) -> LLMReply:
 
 
 def test_the_models_pick_leads_the_answer_prompt_as_high_priority(embedder) -> None:
-    llm = scripted(analyse=analysis(1), fi_filter=pick("release_year"), answer="ans: 1988")
+    llm = scripted(analyse=analysis(1), fi_filter=picks("release_year"), answer="ans: 1988")
     state = ask(llm, embedder, filter=True, keep=10)
     events = [e["node"] for e in state["events"]]
     assert events.index("filter_paths_fi") == events.index("prune_paths") + 1
@@ -54,17 +54,9 @@ def test_the_models_pick_leads_the_answer_prompt_as_high_priority(embedder) -> N
     assert kinds_asked(llm) == ["analyse", "fi_filter", "answer"] and state["answers"] == ["1988"]
 
 
-def picks(*relations: str):
-    """A fine-filter reply that picks the listed paths with these relations, in this order."""
-    def reply(prompt: str) -> str:
-        listed = dict((text, int(n)) for n, text in re.findall(r"^(\d+)\. (.*)$", prompt, re.MULTILINE))
-        return json.dumps({"paths": [next(n for text, n in listed.items() if r in text) for r in relations]})
-    return reply
-
-
 def test_the_models_picks_lead_in_pogs_own_order_not_the_models(embedder) -> None:
-    """The filter chooses, PoG's ranking orders: picks named last-ranked first are still
-    listed in the ranking's order (the 0.5B model answers from the first path)."""
+    """The filter chooses, PoG's ranking orders: picks the model names in reverse ranking
+    order are still listed in the ranking's order (the 0.5B model answers from the first)."""
     llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall")
     ranking = [c.text for c in ask(llm, embedder)["kept"]]
     relations = [text.split(" -> ")[1] for text in ranking[:2]]
