@@ -18,8 +18,10 @@ from agent.optional.graphrag_fi import (
     ScoredAnswer,
     answer_confidences,
     coarse_filter,
+    coarse_trace,
     filter_paths,
     integrate,
+    paths_that_fit,
     rog_prompt,
 )
 from agent.triples.config import TriplesConfig
@@ -67,10 +69,10 @@ class FixedScores:
     """A coarse scorer with the scores it is given."""
     name = "fixed"
 
-    def __init__(self, scores: list[float]) -> None:
+    def __init__(self, scores: list[float | None]) -> None:
         self.fixed = scores
 
-    def scores(self, question: str, paths: list[str], plain: list[str] | None = None) -> list[float]:
+    def scores(self, question: str, paths: list[str], plain: list[str] | None = None) -> list[float | None]:
         return list(self.fixed)
 
 
@@ -87,6 +89,24 @@ def test_the_filters_choose_paths_but_keep_the_retrieval_order() -> None:
     # the fine filter reads the coarse best first (1. B, 2. D, 3. C) and picks C, then B
     assert listings[0].rstrip().endswith("1. B -> r -> b\n2. D -> r -> d\n3. C -> r -> c")
     assert kept == [1, 2, 3] and picked == [1, 2] and scores == [0.1, 0.9, 0.5, 0.7]
+
+
+def test_paths_past_the_attention_budget_follow_the_scored_ones_unscored_in_retrieval_order() -> None:
+    paths = ["A -> r -> a", "B -> r -> b", "C -> r -> c", "D -> r -> d"]
+    characters = len  # a "token" per character, so the budget is easy to reckon
+    two = characters(rog_prompt("q?", paths[:2])[0])
+    assert paths_that_fit(characters, "q?", paths, two) == 2
+    assert paths_that_fit(characters, "q?", paths, two - 1) == 1
+    assert paths_that_fit(characters, "q?", paths, 10) == 0
+    assert paths_that_fit(characters, "q?", paths, 10_000) == 4
+    # A and B scored (B best); C and D past the budget: after them, C before D
+    assert coarse_filter([0.2, 0.9, None, None], keep=3) == [1, 0, 2]
+    kept, _, scores = filter_paths(FixedScores([0.2, 0.9, None, None]), FakeLLM([]), "q?", paths, keep=3, fine=False)
+    assert kept == [0, 1, 2]
+    assert coarse_trace(FixedScores([]), "q?", paths, kept, scores) == {
+        "coarse_filter": "fixed", "candidates": 4, "scored": 2, "coarse": [
+            {"text": "A -> r -> a", "score": 0.2}, {"text": "B -> r -> b", "score": 0.9},
+            {"text": "C -> r -> c", "score": None}]}
 
 
 def test_the_coarse_filter_keeps_the_best_in_order_and_the_prompt_knows_each_span() -> None:
@@ -173,6 +193,13 @@ def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention
         block = eager.numpy()[:, [i for i, (a, b) in enumerate(offsets) if a < end and b > start]]
         expected.append((block.max() + block.mean()) / 2)
     assert scorer.scores("who directed Big?", paths) == pytest.approx(expected, abs=1e-5)
+    # With a budget that holds one path, the first is scored as if alone and the second is not
+    scorer.max_tokens = len(scorer.tokenizer(rog_prompt("who directed Big?", paths[:1])[0])["input_ids"])
+    alone = scorer.scores("who directed Big?", paths[:1])
+    first, second = scorer.scores("who directed Big?", paths)
+    assert second is None and first == pytest.approx(alone[0], abs=1e-6) and first != pytest.approx(expected[0])
+    trace = coarse_trace(scorer, "who directed Big?", paths, [0, 1], [first, second])
+    assert trace["scored"] == 1 and trace["attention_tokens"] == scorer.max_tokens
 
 
 def test_the_fine_filter_prompt_lists_the_best_paths_that_fit_the_models_context() -> None:

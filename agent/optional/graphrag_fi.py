@@ -3,10 +3,12 @@ answer with the model's own by their confidences.
 
 Coarse filter: the answering model reads the usual prompt with every path; the last
 prompt token's attention at layer `num_layers // 2 + 2` over each path's tokens scores
-it, (max + mean) / 2 over heads and tokens; the top `keep` (40) stay. This needs the
-model's weights (`AttentionPathScorer`, the embedded Qwen loaded into transformers from
-its GGUF); for an endpoint the fallback is embedding similarity (`SimilarityPathScorer`,
-the paper's own "Similarity" baseline), and results say which one ran.
+it, (max + mean) / 2 over heads and tokens; the top `keep` (40) stay. A token budget
+(`attention_tokens`, off by default) scores only the leading paths that fit and ranks the
+rest after them unscored, in the retrieval order. This needs the model's weights
+(`AttentionPathScorer`, the embedded Qwen loaded into transformers from its GGUF); for
+an endpoint the fallback is embedding similarity (`SimilarityPathScorer`, the paper's
+own "Similarity" baseline), and results say which one ran.
 Fine filter: the model lists the useful paths; they are shown as "High Priority Paths",
 the rest of the coarse selection as "Additional Paths", each in the retrieval order.
 Integration: an answer's confidence is the mean probability of its tokens; the graph's
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +82,7 @@ class AttentionPathScorer:
 
     name = "attention"
 
-    def __init__(self, model_dir: Path, gguf_file: str) -> None:
+    def __init__(self, model_dir: Path, gguf_file: str, max_tokens: int | None = None) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as transformers_logging
@@ -91,12 +93,18 @@ class AttentionPathScorer:
         self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), gguf_file=gguf_file,
                                                           dtype=torch.float32).eval()
         self.layer = self.model.config.num_hidden_layers // 2 + 2
+        self.max_tokens = max_tokens
 
-    def scores(self, question: str, paths: Sequence[str], plain: Sequence[str] | None = None) -> list[float]:
-        """`plain` is ignored: the attention is over the text the model reads."""
-        if not paths:
-            return []
-        prompt, spans = rog_prompt(question, paths)
+    def scores(self, question: str, paths: Sequence[str],
+               plain: Sequence[str] | None = None) -> list[float | None]:
+        """`plain` is ignored: the attention is over the text the model reads. Paths past
+        the token budget get None (not scored)."""
+        shown = len(paths)
+        if self.max_tokens is not None:
+            shown = paths_that_fit(self.count_tokens, question, paths, self.max_tokens)
+        if not shown:
+            return [None] * len(paths)
+        prompt, spans = rog_prompt(question, paths[:shown])
         encoded = self.tokenizer(prompt, return_tensors="pt", return_offsets_mapping=True)
         offsets = encoded["offset_mapping"][0].tolist()
         weights = self.last_token_attention(encoded["input_ids"])  # (heads, tokens)
@@ -105,14 +113,17 @@ class AttentionPathScorer:
             tokens = [i for i, (a, b) in enumerate(offsets) if a < end and b > start]
             block = weights[:, tokens]
             result.append(float((block.max() + block.mean()) / 2) if tokens else 0.0)
-        return result
+        return [*result, *[None] * (len(paths) - shown)]
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text)["input_ids"])
 
     def last_token_attention(self, input_ids) -> np.ndarray:
         torch = self._torch
         layer = self.model.model.layers[self.layer]
         captured: dict[str, object] = {}
 
-        def capture(module, args, kwargs):  # noqa: ANN001 - a torch hook
+        def capture(module, args, kwargs):  # a torch forward pre-hook
             captured["hidden"] = args[0] if args else kwargs["hidden_states"]
             captured["rotary"] = kwargs["position_embeddings"]
             raise _StopAtLayer
@@ -140,7 +151,21 @@ class AttentionPathScorer:
             return torch.softmax(logits, dim=-1).numpy()
 
 
-def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None) -> AttentionPathScorer | SimilarityPathScorer:
+def paths_that_fit(count_tokens: Callable[[str], int], question: str, paths: Sequence[str], max_tokens: int) -> int:
+    """How many leading paths the attention prompt can hold within `max_tokens` (a binary
+    search: a prompt's token count grows with every path added)."""
+    low, high = 0, len(paths)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens(rog_prompt(question, paths[:middle])[0]) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None,
+                  attention_tokens: int | None = None) -> AttentionPathScorer | SimilarityPathScorer:
     """The coarse filter to run: attention when the answering model's weights are here
     (the embedded model), else, or when asked, embedding similarity (the paper's own
     "Similarity" baseline: a labelled fallback, not the paper's filter)."""
@@ -149,12 +174,12 @@ def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None) -
                          "similarity filter (fi.coarse = similarity)")
     if wanted == "similarity" or model_weights is None:
         return SimilarityPathScorer(embedder)
-    return AttentionPathScorer(model_weights.parent, model_weights.name)
+    return AttentionPathScorer(model_weights.parent, model_weights.name, attention_tokens)
 
 
 def filter_paths(coarse: AttentionPathScorer | SimilarityPathScorer, llm: LLMClient, question: str,
                  paths: Sequence[str], keep: int, fine: bool,
-                 plain: Sequence[str] | None = None) -> tuple[list[int], list[int], list[float]]:
+                 plain: Sequence[str] | None = None) -> tuple[list[int], list[int], list[float | None]]:
     """The coarse filter's `keep` best, the fine filter's picks among them (indices into
     `paths`), and every path's coarse score (`plain`: the paths in words, for the
     similarity filter). Kept and picked paths stay in the retrieval order, as in the paper
@@ -168,9 +193,23 @@ def filter_paths(coarse: AttentionPathScorer | SimilarityPathScorer, llm: LLMCli
     return sorted(ranked), sorted(picked), scores
 
 
-def coarse_filter(scores: Sequence[float], keep: int) -> list[int]:
-    """Indices of the `keep` best paths, best first (ties keep the retrieval order)."""
-    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:keep]
+def coarse_filter(scores: Sequence[float | None], keep: int) -> list[int]:
+    """Indices of the `keep` best paths, best first (ties keep the retrieval order); paths
+    not scored (past the attention's token budget) come after, in the retrieval order."""
+    return sorted(range(len(scores)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))[:keep]
+
+
+def coarse_trace(coarse: AttentionPathScorer | SimilarityPathScorer, question: str, paths: Sequence[str],
+                 kept: Sequence[int], scores: Sequence[float | None]) -> dict:
+    """What the coarse filter read and kept, for the trace: the filter, the candidates and
+    how many it scored (the attention's token budget may leave some out), the attention
+    prompt's length, and the kept paths with their scores (None: not scored)."""
+    trace = {"coarse_filter": coarse.name, "candidates": len(paths), "scored": sum(s is not None for s in scores)}
+    if isinstance(coarse, AttentionPathScorer):
+        scored = [path for path, score in zip(paths, scores, strict=True) if score is not None]
+        trace["attention_tokens"] = coarse.count_tokens(rog_prompt(question, scored)[0]) if scored else 0
+    trace["coarse"] = [{"text": paths[i], "score": None if scores[i] is None else round(scores[i], 6)} for i in kept]
+    return trace
 
 
 class PathPicks(BaseModel):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
-from agent.optional.graphrag_fi import ScoredAnswer, answer_confidences, filter_paths, integrate
+from agent.optional.graphrag_fi import ScoredAnswer, answer_confidences, coarse_trace, filter_paths, integrate
 from agent.pog.answering import names_match
 from agent.pog.context import PoGContext
 from agent.pog.state import PoGState
@@ -39,8 +39,7 @@ def filter_paths_fi(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     order = list(dict.fromkeys([*picked[: config.width], *kept]))[: config.width]
     chosen = [candidates[i] for i in order]
     update: Update = {"kept": chosen, "fi": {
-        **(state.get("fi") or {}), "coarse_filter": ctx.coarse_scorer.name,
-        "coarse": [{"text": texts[i], "score": round(scores[i], 6)} for i in kept],
+        **(state.get("fi") or {}), **coarse_trace(ctx.coarse_scorer, state["question"], texts, kept, scores),
         "high_priority": [texts[i] for i in picked[: config.width]]}}
     if state.get("phase") == "topic":
         update["topic_kept"] = chosen

@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
 from agent.linking import resolve_topics
-from agent.optional.graphrag_fi import answer_confidences, filter_paths, integrate
+from agent.optional.graphrag_fi import answer_confidences, coarse_trace, filter_paths, integrate
 from agent.optional.kg_scout.features import linearise
 from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
 from agent.pipelines.base import read_answers
@@ -68,8 +68,7 @@ def filter_fi(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
     kept, picked, scores = filter_paths(ctx.coarse_scorer, ctx.llm, state["question"], lines, fi.keep, fi.fine,
                                         plain=[linearise(t.triple, names) for t in triples])
     return {"triples": [triples[i] for i in kept],
-            "fi": {"coarse_filter": ctx.coarse_scorer.name,
-                   "coarse": [{"text": lines[i], "score": round(scores[i], 6)} for i in kept],
+            "fi": {**coarse_trace(ctx.coarse_scorer, state["question"], lines, kept, scores),
                    "high_priority": [lines[i] for i in picked]}}
 
 

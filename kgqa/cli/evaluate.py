@@ -64,6 +64,8 @@ def eval_command(
     fi_integrate: Annotated[bool | None, typer.Option("--fi-integrate/--no-fi-integrate",
                                                       help="GraphRAG-FI answer integration (triples and pog).")] = None,
     fi_coarse: Annotated[str | None, typer.Option(help="GraphRAG-FI coarse filter: auto, attention or similarity.")] = None,
+    fi_attention_tokens: Annotated[int | None, typer.Option(
+        help="GraphRAG-FI attention: score only the leading paths that fit this many tokens (default: all).")] = None,
     traces: Annotated[bool, typer.Option("--traces/--no-traces",
                                          help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
@@ -80,11 +82,13 @@ def eval_command(
         raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
     settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory,
                               {"enabled": pooling, "search": pooling_search, "order": pooling_order},
-                              {"filter": fi_filter, "integrate": fi_integrate, "coarse": fi_coarse})
+                              {"filter": fi_filter, "integrate": fi_integrate, "coarse": fi_coarse,
+                               "attention_tokens": fi_attention_tokens})
     settings = with_triples_flags(settings, {
         "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
         "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from,
-        "fi.filter": fi_filter, "fi.integrate": fi_integrate, "fi.coarse": fi_coarse})
+        "fi.filter": fi_filter, "fi.integrate": fi_integrate, "fi.coarse": fi_coarse,
+        "fi.attention_tokens": fi_attention_tokens})
     if no_cache:
         settings = settings.model_copy(update={"llm_cache": False})
     try:
