@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.llm.local import MODELS  # noqa: E402
+from agent.llm.local import MODELS, assemble  # noqa: E402
 from agent.optional import graphrag_fi  # noqa: E402
 from kgqa.settings import Settings  # noqa: E402
 
@@ -45,7 +45,7 @@ def main() -> None:
 
     from transformers import AutoTokenizer
 
-    weights = Settings().data_dir / "models" / MODELS[args.model].filename
+    weights = assemble(MODELS[args.model], Settings().data_dir / "models")
     tokenizer = AutoTokenizer.from_pretrained(str(weights.parent), gguf_file=weights.name)
     calls: list[tuple[str, int, int]] = []  # (question, paths, tokens)
     similarity = graphrag_fi.SimilarityPathScorer.scores

@@ -194,7 +194,7 @@ def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention
         expected.append((block.max() + block.mean()) / 2)
     assert scorer.scores("who directed Big?", paths) == pytest.approx(expected, abs=1e-5)
     # With a budget that holds one path, the first is scored as if alone and the second is not
-    scorer.max_tokens = len(scorer.tokenizer(rog_prompt("who directed Big?", paths[:1])[0])["input_ids"])
+    scorer.max_tokens = scorer.count_tokens(rog_prompt("who directed Big?", paths[:1])[0])
     alone = scorer.scores("who directed Big?", paths[:1])
     first, second = scorer.scores("who directed Big?", paths)
     assert second is None and first == pytest.approx(alone[0], abs=1e-6) and first != pytest.approx(expected[0])
