@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.llm.local import MODELS, assemble  # noqa: E402
-from agent.optional import graphrag_fi  # noqa: E402
-from kgqa.settings import Settings  # noqa: E402
+from agent.llm.local import MODELS, assemble
+from agent.optional import graphrag_fi
+from kgqa.settings import Settings
 
 
 def main() -> None:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.llm.local import MODELS, SERVER_CONTEXT, assemble, server_threads  # noqa: E402
-from kgqa.settings import Settings  # noqa: E402
+from agent.llm.local import MODELS, SERVER_CONTEXT, assemble, server_threads
+from kgqa.settings import Settings
 
 
 def main() -> None:

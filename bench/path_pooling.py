@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.embeddings import Embedder  # noqa: E402
-from agent.optional.path_pooling import PoolingOptions, pool_scores  # noqa: E402
-from agent.pipelines.facts import triple_text  # noqa: E402
-from kg_store import GraphStore, open_store  # noqa: E402
-from loaders.load import load_file  # noqa: E402
-from loaders.questions import Question, read_metaqa, read_pog_json  # noqa: E402
+from agent.embeddings import Embedder
+from agent.optional.path_pooling import PoolingOptions, pool_scores
+from agent.pipelines.facts import triple_text
+from kg_store import GraphStore, open_store
+from loaders.load import load_file
+from loaders.questions import Question, read_metaqa, read_pog_json
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SEARCHES = ("dijkstra", "bfs", "random_walk")

@@ -30,13 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent import PoGConfig, PoGContext, build_graph, run_question  # noqa: E402
-from agent.embeddings import Embedder  # noqa: E402
-from agent.llm import FakeLLM  # noqa: E402
-from agent.pog.state import Entity  # noqa: E402
-from kg_store import open_store  # noqa: E402
-from loaders.load import load_file  # noqa: E402
-from loaders.questions import read_metaqa  # noqa: E402
+from agent import PoGConfig, PoGContext, build_graph, run_question
+from agent.embeddings import Embedder
+from agent.llm import FakeLLM
+from agent.pog.state import Entity
+from kg_store import open_store
+from loaders.load import load_file
+from loaders.questions import read_metaqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
 FIRST_PATH = re.compile(r"^Path 1: (.*)$", re.MULTILINE)

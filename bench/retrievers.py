@@ -26,14 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.embeddings import Embedder  # noqa: E402
-from agent.evaluation.harness import select  # noqa: E402
-from agent.evaluation.metrics import normalize  # noqa: E402
-from agent.optional.kg_scout.features import candidates_for  # noqa: E402
-from agent.optional.kg_scout.reward import shortest_paths  # noqa: E402
-from agent.optional.path_pooling import pool_scores  # noqa: E402
-from kg_store import open_store  # noqa: E402
-from loaders.questions import read_questions  # noqa: E402
+from agent.embeddings import Embedder
+from agent.evaluation.harness import select
+from agent.evaluation.metrics import normalize
+from agent.optional.kg_scout.features import candidates_for
+from agent.optional.kg_scout.reward import shortest_paths
+from agent.optional.path_pooling import pool_scores
+from kg_store import open_store
+from loaders.questions import read_questions
 
 
 def main() -> None:

@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg_store import GraphStore, Triple, open_store  # noqa: E402
-from kg_store.base import DEFAULT_SCHEMA_PREFIXES  # noqa: E402
-from loaders.load import load_file, parse_records  # noqa: E402
-from loaders.records import Name  # noqa: E402
+from kg_store import GraphStore, Triple, open_store
+from kg_store.base import DEFAULT_SCHEMA_PREFIXES
+from loaders.load import load_file, parse_records
+from loaders.records import Name
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "freebase" / "fb15k237_freebase.nt.gz"
 
@@ -109,8 +109,8 @@ def backend_url(name: str, workdir: Path) -> Iterator[tuple[str | None, Callable
             # A checkpoint after the load, as Virtuoso runs on its own every hour: queries
             # against freshly inserted, uncheckpointed data are ~10x slower.
             yield (
-                f"sparql+http://dba:{server.password}@127.0.0.1:{server.http_port}/sparql"
-                "?update=/sparql-auth&gsp=/sparql-graph-crud-auth&graph=urn:kgqa:bench",
+                (f"sparql+http://dba:{server.password}@127.0.0.1:{server.http_port}/sparql"
+                 "?update=/sparql-auth&gsp=/sparql-graph-crud-auth&graph=urn:kgqa:bench"),
                 lambda: server.isql("checkpoint;"),
             )
     elif name == "falkordb":

@@ -6,7 +6,22 @@ from kg_store.model import UNNAMED, Attribute, Edge, EntityMatch, LoadBatch, Nei
 from kg_store.registry import open_store
 
 __all__ = [
-    "DEFAULT_SCHEMA_PREFIXES", "GraphStore", "open_store",
-    "StoreError", "StoreUnavailable", "StoreAuthError", "StoreQueryError", "UnknownStoreURL", "InvalidId",
-    "UNNAMED", "Attribute", "Edge", "EntityMatch", "LoadBatch", "Neighborhood", "StoreStats", "Subgraph", "Triple",
+    "DEFAULT_SCHEMA_PREFIXES",
+    "UNNAMED",
+    "Attribute",
+    "Edge",
+    "EntityMatch",
+    "GraphStore",
+    "InvalidId",
+    "LoadBatch",
+    "Neighborhood",
+    "StoreAuthError",
+    "StoreError",
+    "StoreQueryError",
+    "StoreStats",
+    "StoreUnavailable",
+    "Subgraph",
+    "Triple",
+    "UnknownStoreURL",
+    "open_store",
 ]

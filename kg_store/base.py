@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Sequence
-from typing import Literal
+from typing import Literal, Self
 
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
@@ -88,13 +88,13 @@ class GraphStore(ABC):
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Literal-valued attributes (relation, value) of each id, names excluded."""
 
-    def after_load(self) -> None:  # noqa: B027 - optional hook
+    def after_load(self) -> None:
         """Settle after a bulk load (compaction, index builds); loaders call it once."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Release connections; the default has nothing to release."""
 
-    def __enter__(self) -> GraphStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

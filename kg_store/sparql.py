@@ -19,10 +19,10 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
 import urllib.error
 import urllib.request
 from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from SPARQLWrapper import DIGEST, POST, SPARQLWrapper
@@ -33,6 +33,7 @@ from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import from_iri
 from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
 
 class _KeepAliveReader:
     """POSTs SPARQL queries over a kept-open connection (one per thread); reconnects once

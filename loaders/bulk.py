@@ -111,10 +111,10 @@ class _VirtuosoWriter:
         self.file.close()
         folder = self.out_dir.resolve()
         self.report.commands = [
-            f"isql-vt 1111 dba PASSWORD exec=\"ld_dir('{folder}', 'kgqa-*.nt.gz', 'urn:kgqa:freebase');"
-            " rdf_loader_run(); checkpoint;\"",
-            "# the folder must be in virtuoso.ini DirsAllowed; then use "
-            "sparql+http://HOST:8890/sparql?graph=urn:kgqa:freebase",
+            (f"isql-vt 1111 dba PASSWORD exec=\"ld_dir('{folder}', 'kgqa-*.nt.gz', 'urn:kgqa:freebase');"
+             " rdf_loader_run(); checkpoint;\""),
+            ("# the folder must be in virtuoso.ini DirsAllowed; then use "
+             "sparql+http://HOST:8890/sparql?graph=urn:kgqa:freebase"),
         ]
 
 
@@ -178,9 +178,9 @@ class _Neo4jWriter:
         p = {k: v.resolve() for k, v in self.paths.items()}
         self.report.files = [str(v) for v in p.values()] + [str(self.literal_edges_path.resolve())]
         self.report.commands = [
-            "neo4j-admin database import full neo4j --overwrite-destination "
-            f"--nodes={p['named']} --nodes={p['other']} --nodes={p['literals']} "
-            f"--relationships={p['relationships']} --relationships={self.literal_edges_path.resolve()} "
-            "--skip-duplicate-nodes=true --skip-bad-relationships=true --multiline-fields=true",
+            ("neo4j-admin database import full neo4j --overwrite-destination "
+             f"--nodes={p['named']} --nodes={p['other']} --nodes={p['literals']} "
+             f"--relationships={p['relationships']} --relationships={self.literal_edges_path.resolve()} "
+             "--skip-duplicate-nodes=true --skip-bad-relationships=true --multiline-fields=true"),
             "# then start Neo4j; `kgqa store stats --store bolt://...` creates the indexes on first connect",
         ]

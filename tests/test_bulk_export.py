@@ -13,10 +13,15 @@ from loaders.bulk import export_bulk
 from tests.test_loaders import NT_LINES, write
 
 
+def _read_csv(path: str) -> list[list[str]]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
 def test_neo4j_admin_csvs(tmp_path: Path) -> None:
     src = write(tmp_path / "fb.nt", NT_LINES)
     report = export_bulk("freebase-nt", src, tmp_path / "out", "neo4j-admin", ("type.object.type",))
-    read = {Path(f).name: list(csv.reader(gzip.open(f, "rt", encoding="utf-8"))) for f in report.files}
+    read = {Path(f).name: _read_csv(f) for f in report.files}
     assert read["entities-named.csv.gz"][0] == ["id:ID(Entity)", "name", "name_norm", ":LABEL"]
     assert ["m.forrest", 'Forrest "Run" Gump é', "forrest run gump e", "Entity"] in read["entities-named.csv.gz"]
     assert sorted(read["relationships.csv.gz"][1:]) == [

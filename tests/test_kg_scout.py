@@ -87,7 +87,7 @@ def synthetic_examples(count: int, n: int = 40, seed: int = 0) -> list[Example]:
         answer_at = int(rng.integers(n))
         relations[answer_at] = marker + 0.2 * relations[answer_at]
         triples = [T("topic", f"r{j}", f"e{j}") for j in range(n)]
-        unit = lambda m: m / np.linalg.norm(m, axis=-1, keepdims=True)  # noqa: E731
+        unit = lambda m: m / np.linalg.norm(m, axis=-1, keepdims=True)
         candidates = Candidates(triples, np.zeros(n, np.float32), unit(question), unit(rng.normal(size=(n, 384))
                                                                                        .astype(np.float32)),
                                 unit(relations), np.arange(n), np.zeros((n, 2), np.float32))

@@ -94,7 +94,7 @@ def endpoint() -> Iterator[tuple[Endpoint, str]]:
     state = Endpoint()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append(body)
             time.sleep(state.delay)

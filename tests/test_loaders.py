@@ -97,10 +97,10 @@ def test_fb15k237_folder_joins_names_and_keeps_cvt_relations(tmp_path: Path) -> 
 
 def test_rog_jsonl_union_of_graphs(tmp_path: Path) -> None:
     path = write(tmp_path / "rog.jsonl", [
-        '{"id": "q1", "question": "?", "answer": ["x"], "q_entity": ["Jamaica"], "graph": '
-        '[["Jamaica", "location.country.languages_spoken", "Jamaican English"], ["Jamaica", "common.topic.notable_types", "Country"]]}',
-        '{"id": "q2", "graph": [["Jamaica", "location.country.languages_spoken", "Jamaican English"], '
-        '["Jamaica", "government.x", "m.04j5sk8"], ["only two", "items"]]}',
+        ('{"id": "q1", "question": "?", "answer": ["x"], "q_entity": ["Jamaica"], "graph": '
+         '[["Jamaica", "location.country.languages_spoken", "Jamaican English"], ["Jamaica", "common.topic.notable_types", "Country"]]}'),
+        ('{"id": "q2", "graph": [["Jamaica", "location.country.languages_spoken", "Jamaican English"], '
+         '["Jamaica", "government.x", "m.04j5sk8"], ["only two", "items"]]}'),
         "{not json",
     ])
     store = MemoryStore()

@@ -33,8 +33,8 @@ def write_report(rows: list[dict], summary: dict, out_path: Path, command: str) 
     lines = [
         f"# Evaluation: {summary['pipeline']} on {summary['n']} questions", "",
         f"Command: `{command}`", "",
-        f"Model `{summary['model']}`, store `{summary['store']}`. Metrics over all {summary['n']} questions "
-        "(RoG convention; lenient match is PoG's substring check, reported separately).", "",
+        (f"Model `{summary['model']}`, store `{summary['store']}`. Metrics over all {summary['n']} questions "
+         "(RoG convention; lenient match is PoG's substring check, reported separately)."), "",
         "| metric | value |", "|---|---:|",
         *[f"| {k} | {v} |" for k, v in summary.items() if k not in ("pipeline", "model", "store")], "",
         *_cache_note(rows),
@@ -65,8 +65,8 @@ def _cache_note(rows: list[dict]) -> list[str]:
     hits = sum(r.get("llm_cache_hits") or 0 for r in rows)
     if not hits:
         return []
-    return [f"{hits} of {calls} LLM calls were answered from the reply cache: seconds for those questions "
-            "are not generation times (rerun with `--no-cache` to time the model).", ""]
+    return [(f"{hits} of {calls} LLM calls were answered from the reply cache: seconds for those questions "
+             "are not generation times (rerun with `--no-cache` to time the model)."), ""]
 
 
 def _plot(groups: dict[str, list[dict]], png: Path, summary: dict) -> None:

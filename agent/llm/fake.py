@@ -44,6 +44,6 @@ class FakeLLM(LLMClient):
             answer = self._script[self._next]
             self._next += 1
         if isinstance(answer, LLMReply):
-            return LLMReply(**{**answer.__dict__})
+            return LLMReply(**answer.__dict__)
         prompt_tokens = sum(len(m["content"].split()) for m in messages)
         return LLMReply(text=answer, prompt_tokens=prompt_tokens, completion_tokens=len(answer.split()))

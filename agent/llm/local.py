@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from agent.llm.base import LLMError, LLMUnavailable
 
@@ -201,7 +202,7 @@ class LocalLlamaServer:
             proc.kill()
             proc.wait()
 
-    def __enter__(self) -> LocalLlamaServer:
+    def __enter__(self) -> Self:
         return self.start() if self._proc is None else self
 
     def __exit__(self, *exc: object) -> None:

@@ -73,8 +73,7 @@ def pool_scores(triples: Sequence[Triple], scores: Sequence[float], query_entiti
                 base = reduce([scores[i] for i in path])
                 for position, index in enumerate(path, 1):
                     value = base + s_min / (position * options.a)
-                    if value > best[index]:
-                        best[index] = value
+                    best[index] = max(best[index], value)
     return [b if b != float("-inf") else scores[i] + s_min / options.a for i, b in enumerate(best)]
 
 

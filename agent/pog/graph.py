@@ -37,8 +37,8 @@ from agent.pog.analysis import analyse_question
 from agent.pog.answering import answer_from_paths, finalise, summarise_paths
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
-from agent.pog.fi import filter_paths_fi, integrate_answers_fi
 from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
+from agent.pog.fi import filter_paths_fi, integrate_answers_fi
 from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
 from agent.pog.state import Entity, PoGState

@@ -75,7 +75,8 @@ def spawn(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=new_session,
-            preexec_fn=_parent_death_hook(death_signal),
+            # Threads are safe here: the hook only makes one prctl call, looked up before the fork.
+            preexec_fn=_parent_death_hook(death_signal),  # noqa: PLW1509
         )
 
 

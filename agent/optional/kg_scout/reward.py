@@ -77,20 +77,23 @@ def shortest_paths(triples: Sequence[Triple], topics: Iterable[str], answers: It
             if answer not in distance:
                 continue
             found: list[list[Edge]] = []
-
-            def back(node: str, suffix: list[Edge]) -> None:  # walk from the answer to the topic
-                if len(found) >= limit:
-                    return
-                if node == topic:
-                    found.append(suffix[::-1])
-                    return
-                for previous in sorted(adjacency[node]):
-                    if distance.get(previous) == distance[node] - 1:
-                        back(previous, [*suffix, frozenset((previous, node))])
-
-            back(answer, [])
+            _walk_back(adjacency, distance, topic, answer, [], found, limit)
             paths.extend(found)
     return paths
+
+
+def _walk_back(adjacency: dict[str, set[str]], distance: dict[str, int], topic: str, node: str,
+               suffix: list[Edge], found: list[list[Edge]], limit: int) -> None:
+    """Append to `found` the shortest paths from `topic` to `node` (at most `limit`), walking
+    back from `node` along edges that come one step closer to the topic."""
+    if len(found) >= limit:
+        return
+    if node == topic:
+        found.append(suffix[::-1])
+        return
+    for previous in sorted(adjacency[node]):
+        if distance.get(previous) == distance[node] - 1:
+            _walk_back(adjacency, distance, topic, previous, [*suffix, frozenset((previous, node))], found, limit)
 
 
 def reward(selected: Sequence[Triple], topics: Iterable[str], answers: set[str],
