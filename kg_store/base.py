@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Literal, Self
 
 from kg_store.ids import check_id, normalize_name
-from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
 
 DirectionFilter = Literal["out", "in", "both"]
 
@@ -88,6 +88,15 @@ class GraphStore(ABC):
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Literal-valued attributes (relation, value) of each id, names excluded."""
 
+    @abstractmethod
+    def _relation_counts(self) -> dict[str, int]:
+        """Facts between two entities per relation (literal attributes not counted)."""
+
+    @abstractmethod
+    def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
+        """Up to `limit` distinct entities that are the head (`out`) or the tail (`in`) of
+        a `relation` fact between two entities, in an order the store keeps between calls."""
+
     def after_load(self) -> None:
         """Settle after a bulk load (compaction, index builds); loaders call it once."""
 
@@ -126,6 +135,18 @@ class GraphStore(ABC):
             for source, edges in part.edges.items():
                 result.edges[source].extend(e for e in edges if not e.relation.startswith(self.schema_prefixes))
         return result
+
+    def relation_counts(self) -> dict[str, int]:
+        """How many facts between entities each relation has, schema relations left out:
+        what a graph-only method (a synthesised path memory) starts from."""
+        return {r: n for r, n in self._relation_counts().items() if not r.startswith(self.schema_prefixes)}
+
+    def entities_with(self, relation: str, direction: Direction, *, limit: int = 1_000) -> list[str]:
+        """Entities from which `relation` can be walked in `direction` (`out`: its heads,
+        `in`: its tails), at most `limit`, in the store's own stable order."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        return self._entities_with(check_id(relation), direction, limit)
 
     def search_entities(self, text: str, *, limit: int = 10, partial: bool = True) -> list[EntityMatch]:
         """Entity linking candidates for a surface name, best first.

@@ -5,12 +5,12 @@ Used by unit tests and as the speed floor in benchmarks. `memory:` URL; nothing 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.ids import check_id, normalize_name
-from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
 
 
 class MemoryStore(GraphStore):
@@ -84,6 +84,13 @@ class MemoryStore(GraphStore):
             elif normalized in norm:
                 contains += [EntityMatch.of(e, self._names[e], "contains") for e in entities]
         return prefix + contains
+
+    def _relation_counts(self) -> dict[str, int]:
+        return dict(Counter(r for edges in self._out.values() for r, _ in edges))
+
+    def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
+        index = self._out if direction == "out" else self._in
+        return [e for e, edges in index.items() if any(r == relation for r, _ in edges)][:limit]
 
     def stats(self) -> StoreStats:
         entities = set(self._out) | set(self._in) | set(self._names)

@@ -29,7 +29,7 @@ from neo4j.exceptions import AuthError, ClientError, DatabaseError, Neo4jError, 
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import InvalidId, StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
-from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
 from kg_store.servers.falkordb import MAX_PARAM_BYTES, falkordb_params, param_bytes
 
 _RETRIES = 4
@@ -275,6 +275,19 @@ class Neo4jStore(GraphStore):
             norm=normalized, limit=limit * 4,
         )
         return [EntityMatch.of(r["id"], r["name"], r["kind"]) for r in rows]
+
+    def _relation_counts(self) -> dict[str, int]:
+        rows = self._run("MATCH (:Entity)-[r]->(:Entity) RETURN type(r) AS rel, count(r) AS c")
+        return {row["rel"]: int(row["c"]) for row in rows}
+
+    def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
+        try:
+            edge = f"[:{self._rel_type(relation)}]"  # a type is no parameter in Cypher: strictly quoted instead
+        except InvalidId:  # a type FalkorDB cannot hold: no fact has it
+            return []
+        pattern = f"(e:Entity)-{edge}->(:Entity)" if direction == "out" else f"(e:Entity)<-{edge}-(:Entity)"
+        rows = self._run(f"MATCH {pattern} RETURN DISTINCT e.id AS id LIMIT $limit", limit=limit)
+        return [row["id"] for row in rows]
 
     def stats(self) -> StoreStats:
         triples = self._run("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]

@@ -16,7 +16,7 @@ from kg_store import sparql_text
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
-from kg_store.model import Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
 
 _NAME = ox.NamedNode(NAME_IRI)
 _DEFAULT = ox.DefaultGraph()
@@ -156,6 +156,14 @@ class OxigraphStore(GraphStore):
 
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
         return _matches(self._select(sparql_text.search_partial_query(normalized, limit)))
+
+    def _relation_counts(self) -> dict[str, int]:
+        rows = self._select(sparql_text.relation_counts_query())
+        return {from_iri(r["p"].value): int(r["c"].value) for r in rows if not is_internal_iri(r["p"].value)}
+
+    def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
+        rows = self._select(sparql_text.entities_with_query(relation, direction, limit))
+        return [from_iri(r[0].value) for r in rows]
 
     def stats(self) -> StoreStats:
         counts = {k: int(self._select(q)[0]["c"].value) for k, q in sparql_text.stats_queries().items()}

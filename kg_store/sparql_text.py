@@ -163,3 +163,14 @@ def stats_queries() -> dict[str, str]:
         ),
         "relations": f"SELECT (COUNT(DISTINCT ?p) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",
     }
+
+
+def relation_counts_query() -> str:
+    """Facts between entities per relation (names are literals: never counted)."""
+    return "SELECT ?p (COUNT(*) AS ?c) WHERE { ?s ?p ?o . FILTER(isIRI(?o)) } GROUP BY ?p"
+
+
+def entities_with_query(relation: str, direction: str, limit: int) -> str:
+    """The distinct heads (`out`) or tails (`in`) of a relation's entity-to-entity facts."""
+    var = "?s" if direction == "out" else "?o"
+    return f"SELECT DISTINCT {var} WHERE {{ ?s {iri(relation)} ?o . FILTER(isIRI(?o)) }} LIMIT {int(limit)}"

@@ -54,6 +54,17 @@ class QuestionSet:
 
 
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")
+_NOT_GROUP_CHARS = re.compile(r"[^a-z0-9 ]+")
+
+
+def question_group(question: Question) -> str:
+    """The question's group of near-twins: its text lowercased, letters, digits and
+    spaces only; for a CWQ question, that of the WebQSP question it was built from.
+    WebQSP re-annotates WebQuestions (146 dev questions word for word the same) and every
+    CWQ question composes or constrains a WebQSP one: whatever was learnt from one member
+    of a group must not be used on another (leave-one-group-out, `memory build --exclude`)."""
+    text = question.meta.get("webqsp_question") or question.text
+    return " ".join(_NOT_GROUP_CHARS.sub(" ", text.lower()).split())
 
 
 def read_metaqa(path: Path) -> QuestionSet:
@@ -76,7 +87,8 @@ def read_metaqa(path: Path) -> QuestionSet:
 
 _ID_KEYS = ("ID", "QuestionId", "qid", "id", "question_id")
 _TEXT_KEYS = ("question", "RawQuestion", "ProcessedQuestion", "machine_question")
-_META_KEYS = ("compositionality_type", "function", "level", "num_edge")
+# webqsp_question: the WebQSP question a CWQ question was built from (its group, below).
+_META_KEYS = ("compositionality_type", "function", "level", "num_edge", "webqsp_question")
 
 
 def _answer_names(record: dict) -> list[str]:
@@ -146,6 +158,15 @@ def _as_list(value: object) -> list[str]:
 
 
 READERS = {"metaqa": read_metaqa, "pog": read_pog_json, "webqsp": read_pog_json, "rog": read_rog_jsonl}
+_FORMAT_BY_SUFFIX = {".txt": "metaqa", ".json": "pog", ".jsonl": "rog"}
+
+
+def guess_format(path: Path) -> str:
+    """The question format a file's suffix says (MetaQA .txt, PoG/WebQSP .json, RoG .jsonl)."""
+    if path.suffix not in _FORMAT_BY_SUFFIX:
+        raise ValueError(f"cannot tell the question format of {path} from its suffix: "
+                         f"expected one of {', '.join(_FORMAT_BY_SUFFIX)}")
+    return _FORMAT_BY_SUFFIX[path.suffix]
 
 
 def read_questions(path: Path, fmt: str) -> QuestionSet:

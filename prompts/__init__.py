@@ -3,6 +3,7 @@ JSON braces in few-shot examples need no escaping)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -17,6 +18,17 @@ def _template(name: str) -> Template:
 def render(name: str, **slots: object) -> str:
     """The prompt `name` with every slot filled; a missing slot is an error, not a blank."""
     return _template(name).substitute({k: str(v) for k, v in slots.items()})
+
+
+_TURN = re.compile(r"^## (system|user|assistant)\s*$", re.MULTILINE)
+
+
+def render_chat(name: str, **slots: object) -> list[dict[str, str]]:
+    """A prompt written as turns (`## system`, `## user`, `## assistant` headings) as chat
+    messages, slots filled: few-shot examples as real turns, which a small model follows
+    far better than examples inside one message (it copies those)."""
+    parts = _TURN.split(render(name, **slots))
+    return [{"role": role, "content": text.strip()} for role, text in zip(parts[1::2], parts[2::2], strict=True)]
 
 
 # Characters of listed paths per prompt: with the instructions a prompt stays well inside

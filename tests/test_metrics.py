@@ -22,10 +22,20 @@ def test_normalize(text: str, expected: str) -> None:
     assert normalize(text) == expected
 
 
-def test_match_is_gold_inside_prediction() -> None:
-    assert matches("the Eiffel Tower, Paris", "Eiffel Tower")
+def test_match_is_the_whole_name_or_a_whole_listed_item() -> None:
+    assert matches("The Eiffel Tower!", "eiffel tower")
+    assert matches("the Eiffel Tower, Paris", "Eiffel Tower")  # one item of a listed answer
     assert not matches("Eiffel", "Eiffel Tower")
     assert not matches("anything", "the")  # an all-article gold never matches
+    # token boundaries and whole names: a gold inside a longer name is another thing
+    assert not matches("French", "r")
+    assert not matches("The Music Lovers", "Music")
+    assert not matches("Romeo and Juliet", "Romeo")
+
+
+def test_the_lenient_figure_is_pog_substring_check() -> None:
+    assert lenient_match("The Music Lovers", ["Music"]) == 1.0  # counted there, labelled lenient
+    assert lenient_match("French", ["r"]) == 1.0
 
 
 def test_hits_at_1_looks_at_the_first_prediction_only() -> None:
@@ -46,8 +56,8 @@ def test_f1_multi_answer() -> None:
     assert f1(["Paris", "Lyon"], ["lyon", "paris"]) == 1.0
     assert f1([], ["paris"]) == 0.0
     assert f1(["paris"], []) == 0.0
-    # One prediction naming two golds: precision stays within [0, 1].
-    assert f1(["Paris and Lyon"], ["paris", "lyon"]) == 1.0
+    # One prediction listing two golds: precision stays within [0, 1].
+    assert f1(["Paris, Lyon"], ["paris", "lyon"]) == 1.0
 
 
 def test_coverage_and_lenient() -> None:

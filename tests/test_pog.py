@@ -378,3 +378,20 @@ def test_selection_batches_respect_both_the_count_and_the_prompt_size() -> None:
     assert batches([10] * 5, 2, 1_000) == [(0, 2), (2, 4), (4, 5)]
     assert batches([400, 400, 400, 50, 9_000, 10], 40, 1_000) == [(0, 2), (2, 4), (4, 5), (5, 6)]
     assert batches([], 40, 1_000) == []
+
+
+def test_an_entity_the_question_names_is_never_its_answer(embedder: Embedder) -> None:
+    """MetaQA tags films with their director's name: for "what movies did Hal Ashby
+    direct" the 2-hop path to the tag `hal ashby` must not answer, whatever the model says."""
+    from kg_store import LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    films = ["Harold and Maude", "Being There", "Coming Home"]
+    store.write(LoadBatch(
+        triples=[t for f in films for t in (Triple(f, "directed_by", "Hal Ashby"), Triple(f, "has_tags", "hal ashby"))],
+        names=[(e, e) for e in [*films, "Hal Ashby", "hal ashby"]]))
+    llm = scripted(analyse=analysis(2), answer="ans: hal ashby\nans: Harold and Maude")
+    state = ask(llm, embedder, "what movies did Hal Ashby direct", ("Hal Ashby",), store=store)
+    assert "hal ashby" not in [a.lower() for a in state["answers"]]
+    assert state["answers"][0] == "Harold and Maude"

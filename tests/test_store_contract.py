@@ -138,3 +138,22 @@ def test_unicode_round_trip(empty_store: GraphStore) -> None:
     (edge,) = empty_store.neighbors(["Ōkubo 大久保"]).edges["Ōkubo 大久保"]
     assert (edge.relation, edge.neighbor, edge.neighbor_name) == ("lives in", "東京", "東京")
     assert empty_store.search_entities("東京")[0].id == "東京"
+
+
+def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> None:
+    counts = store.relation_counts()
+    assert counts["people.person.nationality"] == HUB_FANS + 1
+    assert counts["film.film.genre"] == 3 and counts["related to"] == 1
+    # schema relations and literal attributes (the birth date, names) are not facts between entities
+    assert not any(r.startswith(("type.", "common.")) for r in counts)
+    assert "people.person.date_of_birth" not in counts
+
+
+def test_entities_with_a_relation_by_direction(store: GraphStore) -> None:
+    assert set(store.entities_with("film.film.genre", "out")) == {"m.forrest", "m.amelie", INJECTION_ID}
+    assert store.entities_with("film.film.genre", "in") == ["m.drama"]
+    fans = store.entities_with("people.person.nationality", "out", limit=5)
+    assert len(fans) == 5 and len(set(fans)) == 5
+    assert fans == store.entities_with("people.person.nationality", "out", limit=5)  # a stable order
+    assert store.entities_with("no.such.relation", "out") == []
+    assert store.entities_with(INJECTION_ID, "in") == []  # escaped, never pasted into the query

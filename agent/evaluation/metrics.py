@@ -1,9 +1,12 @@
 """KGQA metrics in the RoG / GNN-RAG convention, so figures compare with published ones.
 
 normalize: lowercase, drop punctuation and the articles a/an/the, collapse spaces.
-A predicted answer *matches* a gold answer when the normalised gold occurs in the
-normalised prediction (RoG's `match`), so "the Eiffel Tower, Paris" matches "Eiffel
-Tower". Every metric is per question; averages use the full question count.
+A predicted answer *matches* a gold answer when they are the same name once normalised,
+or the prediction is a list ("the Eiffel Tower, Paris") with the gold as one whole item:
+whole names at token boundaries, so gold `r` never matches "French" and gold "Music"
+never matches "The Music Lovers" (RoG's bare substring `match` counts both). PoG's own
+substring check over the model's whole output is kept apart, labelled lenient.
+Every metric is per question; averages use the full question count.
 """
 
 from __future__ import annotations
@@ -22,10 +25,16 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
 
 
+_LIST_SEPARATORS = re.compile(r"[,;|/\n]")
+
+
 def matches(prediction: str, gold: str) -> bool:
-    """RoG's match: the normalised gold inside the normalised prediction (never empty)."""
+    """The same name once normalised, or the gold as one whole item of a listed
+    prediction (never an empty gold)."""
     gold_n = normalize(gold)
-    return bool(gold_n) and gold_n in normalize(prediction)
+    if not gold_n:
+        return False
+    return gold_n == normalize(prediction) or any(gold_n == normalize(part) for part in _LIST_SEPARATORS.split(prediction))
 
 
 def hits_at_1(predictions: Sequence[str], golds: Iterable[str]) -> float:
@@ -61,6 +70,7 @@ def covered(retrieved_names: Iterable[str], golds: Iterable[str]) -> float:
 
 
 def lenient_match(raw_output: str, golds: Iterable[str]) -> float:
-    """PoG's check_answer, reported separately and labelled: a gold answer appears
-    anywhere in the model's whole output, reasoning included."""
-    return float(any(matches(raw_output, g) for g in golds))
+    """PoG's check_answer, reported separately and labelled: a normalised gold answer
+    appears anywhere in the model's whole output, reasoning included, even inside a word."""
+    output = normalize(raw_output)
+    return float(any(normalize(g) and normalize(g) in output for g in golds))

@@ -11,7 +11,7 @@ from agent.llm.base import LLMClient
 from agent.pipelines.base import PipelineResult
 from agent.pog.state import Entity, PathCandidate, PoGState
 from kg_store import UNNAMED, GraphStore
-from loaders.questions import Question
+from loaders.questions import Question, question_group
 
 ENDS_SHOWN = 20  # end entities listed per evidence path
 
@@ -26,7 +26,8 @@ class PoGPipeline:
 
     def run(self, question: Question) -> PoGState:
         topics = [Entity(id=t.id, name=t.name) for t in question.topic_entities]
-        return run_question(self.context, question.text, topics, question_id=question.id, graph=self.graph)
+        return run_question(self.context, question.text, topics, question_id=question.id,
+                            question_group=question_group(question), graph=self.graph)
 
     def answer(self, question: Question) -> PipelineResult:
         return result_of(self.run(question))

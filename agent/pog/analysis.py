@@ -43,8 +43,12 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
         first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
         prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
-                                 k=config.memory_k, first_steps=first_steps)
-    depth, depth_source = predict_depth(config.max_depth, analysis, indicator, prior, config.memory_confidence)
+                                 exclude_group=state.get("question_group"), k=config.memory_k,
+                                 first_steps=first_steps)
+    # A synthesised memory's best guess at the depth beats the small model's (measured on
+    # MetaQA dev: the model says 1 hop for 26 of 200 one-hop questions), even when unsure.
+    confidence = 0.0 if ctx.memory is not None and ctx.memory.synthetic else config.memory_confidence
+    depth, depth_source = predict_depth(config.max_depth, analysis, indicator, prior, confidence)
     return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,

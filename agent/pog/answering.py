@@ -67,7 +67,11 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     3. the path memory trusts the best path: its ends (a small model often names the
        film's director when asked for the film);
     4. its first name is an entity inside an eligible path: the path up to there (PoG's
-       answers need not end a path).
+       answers need not end a path);
+    5. (phase 1) it named nothing but what the question names ("ans: Elia Suleiman" for
+       "what did Elia Suleiman direct", the 0.5B model's commonest slip): its reply says
+       nothing either way, and the best path's ends answer. Going deeper on such a reply
+       answered from longer, wrong paths (MetaQA dev traces).
     With `sufficiency="llm"`, its own {Yes}/{No} must say yes before any of them. The
     question's own topic entities are never answers ("who co-wrote films with X" walks
     back to X)."""
@@ -90,7 +94,15 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
     if found is None:
         found = _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
+    if found is None and state.get("phase") == "topic" and _says_nothing(said, state["question"]):
+        found = _trusted_best_path(kept[0], names, 0.0, source)
     return {"sufficient": found is not None, **heard, **(found or {})}
+
+
+def _says_nothing(said: list[str], question: str) -> bool:
+    """Whether every name the model gave is already in the question (or it gave none)."""
+    asked = f" {normalize(question)} "
+    return all(f" {normalize(name)} " in asked for name in said)
 
 
 def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
@@ -158,9 +170,18 @@ def names_match(said: str, name: str | None) -> bool:
 
 
 def answer_names(state: PoGState) -> dict[str, str | None]:
-    """Entity names as answers see them: the topic entities unnamed, so that no rule picks
-    them (a path through films and back to their writers ends at the topic writer too)."""
-    return {**(state.get("names") or {}), **{t.id: None for t in state.get("topics") or []}}
+    """Entity names as answers see them: the topic entities, and every entity the question
+    itself names, unnamed, so that no rule picks them. A path through films and back to
+    their writers ends at the topic writer too; the tag `hal ashby` of his films is no
+    answer to "what movies did Hal Ashby direct", nor the title "President" to "who was
+    the US President"."""
+    names = dict(state.get("names") or {})
+    asked = f" {normalize(state['question'])} "
+    for entity, name in names.items():
+        said = normalize(name or "")
+        if said and f" {said} " in asked:
+            names[entity] = None
+    return {**names, **{t.id: None for t in state.get("topics") or []}}
 
 
 def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None], source: Source) -> Update:

@@ -116,8 +116,9 @@ def next_step(state: PoGState, config: PoGConfig) -> str:
 
 
 def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = (), *, question_id: str | None = None,
-                 graph: Any = None) -> PoGState:
-    """One question through the graph; returns the final state."""
+                 question_group: str | None = None, graph: Any = None) -> PoGState:
+    """One question through the graph; returns the final state. A benchmark question's
+    id and group keep its own and its near-twins' path-memory entries out."""
     graph = graph or build_graph(context.config)
-    return graph.invoke({"question": question, "question_id": question_id, "given_topics": list(topics), "events": []},
-                        context=context)
+    return graph.invoke({"question": question, "question_id": question_id, "question_group": question_group,
+                         "given_topics": list(topics), "events": []}, context=context)

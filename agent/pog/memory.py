@@ -8,14 +8,18 @@ answers. The memory keeps only that: the question with its topic entities masked
 the sequence; never an answer. At run time the nearest remembered questions vote for
 sequences, and fuzzy selection adds the vote to the embedding similarity.
 
-A question never uses its own entry (entries are matched by question id), so a memory
-built from a split can be evaluated on that same split as leave-one-out.
+A question never uses its own entry, nor the entries of its near-twins: entries carry
+the question id and the question's group (`loaders.questions.question_group`: its
+normalised text, or for CWQ the WebQSP question it was built from), and a question leaves
+out its whole group. A memory built from a split can so be evaluated on that same split
+as leave-one-group-out.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
@@ -29,21 +33,28 @@ from agent.evaluation.metrics import normalize
 from agent.pog.paths import named_depth
 from agent.pog.state import PriorChain, StepTuple
 from kg_store.paths import NeighborCache, explore, join_topics
-from loaders.questions import Gold, Question
+from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
 
 MASK = "X"
+# How sharply a synthesised memory's similarities become shares (see PathMemory._best_matches).
+SYNTHETIC_TEMPERATURE = 0.01
 ChainKey = tuple[StepTuple, ...]
 
 
 class MemoryEntry(BaseModel):
     question_id: str
     question: str  # topic entity names replaced by MASK
+    group: str | None = None  # near-twins share it (loaders.questions.question_group)
     # Every relation sequence that reaches the gold answers best (a tie is common: one
     # person wrote and directed the film); empty when none does (kept so reruns skip it).
     paths: list[list[StepTuple]] = Field(default_factory=list)
     depth: int = 0
     f1: float = 0.0
+    # Written by `kgqa memory synthesize` from the graph alone: no question or answer
+    # behind it; `support` is the share of sampled entities that have the path.
+    synthetic: bool = False
+    support: float | None = None
 
 
 def mask_question(text: str, names: Iterable[str | None]) -> str:
@@ -60,15 +71,20 @@ class PathMemory:
     how many of its questions that sequence answered."""
 
     def __init__(self, entries: list[MemoryEntry], embedder: Embedder) -> None:
+        # A synthesised memory (every entry synthetic) is read differently: see `prior`.
+        self.synthetic = bool(entries) and all(e.synthetic for e in entries)
         # text -> how many of its questions were answered by each set of tied sequences
         answered: dict[str, Counter[frozenset[ChainKey]]] = {}
         self.depths: dict[ChainKey, int] = {}
         self.owner: dict[str, tuple[str, frozenset[ChainKey]]] = {}
+        self.groups: dict[str, list[str]] = {}  # group -> its questions' ids
         for entry in entries:
             if entry.paths:
                 chains = frozenset(_key(p) for p in entry.paths)
                 answered.setdefault(entry.question, Counter())[chains] += 1
                 self.owner[entry.question_id] = (entry.question, chains)
+                if entry.group is not None:
+                    self.groups.setdefault(entry.group, []).append(entry.question_id)
                 for chain in chains:
                     self.depths.setdefault(chain, entry.depth)
         self.texts = list(answered)
@@ -82,8 +98,8 @@ class PathMemory:
     def load(cls, path: Path, embedder: Embedder) -> PathMemory:
         return cls(read_entries(path), embedder)
 
-    def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, k: int = 10,
-              first_steps: Collection[StepTuple] | None = None) -> list[PriorChain]:
+    def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
+              k: int = 10, first_steps: Collection[StepTuple] | None = None) -> list[PriorChain]:
         """Relation sequences with their support among the `k` remembered questions
         nearest the question (nearest texts first, each with as many of its questions as
         the budget leaves), weighted by similarity: a support of 1 means every one of
@@ -92,11 +108,13 @@ class PathMemory:
         `first_steps`: the steps the topic entities can take. A remembered question counts
         only through sequences that start with one of them ("which movies did X direct"
         says nothing about X = a film, which no `directed_by` edge points into), so the
-        nearest questions that apply decide. The question `exclude_id` does not count
-        (leave-one-out)."""
+        nearest questions that apply decide. The question `exclude_id` and every question
+        of `exclude_group` do not count (leave-one-group-out)."""
         if not self.texts:
             return []
-        own = self.owner.get(exclude_id) if exclude_id is not None else None
+        if self.synthetic:
+            return self._best_matches(question_vector, first_steps)
+        left_out = self._left_out(exclude_id, exclude_group)
         allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
         similarity = self.vectors @ question_vector
         support: dict[ChainKey, float] = {}
@@ -105,8 +123,7 @@ class PathMemory:
             if budget <= 0 or similarity[index] <= 0:
                 break
             answered = Counter(self.answered[index])
-            if own is not None and own[0] == self.texts[index]:
-                answered[own[1]] -= 1
+            answered.subtract(left_out.get(self.texts[index], Counter()))
             usable: Counter[frozenset[ChainKey]] = Counter()
             for chains, count in answered.items():
                 kept = frozenset(c for c in chains if allowed is None or c[0] in allowed)
@@ -125,6 +142,40 @@ class PathMemory:
         ranked = sorted(support.items(), key=lambda kv: -kv[1])
         return [PriorChain(steps=list(key), weight=round(w / weight_total, 4), depth=self.depths[key])
                 for key, w in ranked if w > 0]
+
+
+    def _left_out(self, question_id: str | None, group: str | None) -> dict[str, Counter[frozenset[ChainKey]]]:
+        """What the left-out questions contributed to each text: the question itself and
+        its group's other questions."""
+        ids = {question_id, *self.groups.get(group, ())} if group is not None else {question_id}
+        removed: dict[str, Counter[frozenset[ChainKey]]] = {}
+        for left_out in ids & self.owner.keys():
+            text, chains = self.owner[left_out]
+            removed.setdefault(text, Counter())[chains] += 1
+        return removed
+
+    def _best_matches(self, question_vector: np.ndarray, first_steps: Collection[StepTuple] | None) -> list[PriorChain]:
+        """A synthesised memory's prior: each sequence scores its best-matching written
+        question, and the scores become shares by a sharp softmax. Voting by the k
+        nearest texts, as for questions people asked, does not work here: every
+        sequence has several written questions and their similarities to a real question
+        are close together (0.85-0.95), so k neighbours spread the vote over many."""
+        allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
+        similarity = self.vectors @ question_vector
+        best: dict[ChainKey, float] = {}
+        for index in np.argsort(-similarity, kind="stable"):
+            for chains in self.answered[index]:
+                for chain in chains:
+                    if chain not in best and (allowed is None or chain[0] in allowed):
+                        best[chain] = float(similarity[index])
+        if not best:
+            return []
+        top = max(best.values())
+        shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
+        total = sum(shares.values())
+        ranked = sorted(shares.items(), key=lambda kv: -kv[1])
+        return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key])
+                for key, w in ranked if w / total >= 1e-4]
 
 
 def _key(path: list[StepTuple]) -> ChainKey:
@@ -190,21 +241,27 @@ def label_question(neighbours: NeighborCache, question: Question, gold: Gold, *,
                 tied.append(steps)
         if best[0] >= 1.0:
             break
-    return MemoryEntry(question_id=question.id, question=masked, paths=sorted(tied, key=len), depth=best_depth,
-                       f1=round(best[0], 4))
+    return MemoryEntry(question_id=question.id, question=masked, group=question_group(question),
+                       paths=sorted(tied, key=len), depth=best_depth, f1=round(best[0], 4))
 
 
 def build_memory(neighbours: NeighborCache, questions: list[Question], gold: dict[str, Gold], out_path: Path, *,
-                 max_depth: int = 3, min_f1: float = 0.5,
+                 max_depth: int = 3, min_f1: float = 0.5, exclude_groups: Collection[str] = frozenset(),
                  on_entry: Callable[[MemoryEntry], None] | None = None) -> list[MemoryEntry]:
     """Label each question and append its entry to `out_path` as it is made (a rerun
     skips questions already there). Entries whose best F1 is under `min_f1` keep no
-    sequence: a path that reaches a few gold answers among many others teaches nothing."""
+    sequence: a path that reaches a few gold answers among many others teaches nothing.
+    Questions of `exclude_groups` (the groups of questions the memory will be evaluated
+    on) are not learnt; a file that already holds one is refused, not used."""
     done = {e.question_id: e for e in read_entries(out_path)} if out_path.exists() else {}
+    leaked = [e.question_id for e in done.values() if e.group in exclude_groups]
+    if leaked:
+        raise ValueError(f"{out_path} already holds {len(leaked)} questions of the excluded groups "
+                         f"(first: {leaked[0]}); build into a new file")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with open(out_path, "a", encoding="utf-8") as out:
         for question in questions:
-            if question.id in done:
+            if question.id in done or question_group(question) in exclude_groups:
                 continue
             entry = label_question(neighbours, question, gold[question.id], max_depth=max_depth)
             if entry.f1 < min_f1:

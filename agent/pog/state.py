@@ -53,7 +53,8 @@ class PriorChain(BaseModel):
 class PoGState(TypedDict, total=False):
     # input
     question: str
-    question_id: str | None  # a path-memory entry of the same question is never used
+    question_id: str | None  # a path-memory entry of the same question is never used,
+    question_group: str | None  # nor one of its near-twins (loaders.questions.question_group)
     given_topics: list[Entity]
     # question analysis
     topics: list[Entity]

@@ -1,0 +1,130 @@
+"""A path memory from the graph alone: discovery, the model's descriptions checked, the
+questions written, resuming, and the memory it makes ranking paths with no labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.embeddings import Embedder
+from agent.llm import FakeLLM
+from agent.llm.base import Message
+from agent.pog.memory import PathMemory, read_entries
+from agent.pog.synthesis import (
+    FoundSequence,
+    SynthesisOptions,
+    describe,
+    discover,
+    questions_for,
+    synthesize,
+    template_description,
+)
+from kg_store.paths import NeighborCache
+from tests.pog_fixture import film_store
+
+OPTIONS = SynthesisOptions(max_depth=2, per_kind=6, min_seeds=1)  # the fixture has one Freebase actor
+ACTED_IN = (("starred_actors", False),)
+DIRECTORS_OF_FILMS = (("starred_actors", False), ("directed_by", True))
+
+
+def describer(messages: list[Message]) -> str:
+    """A scripted model that describes relations the way the 0.5B model does when it
+    gets them right, and names kinds of entity."""
+    asked = messages[-1]["content"]
+    system = messages[0]["content"]
+    if "what kind of things" in asked.lower():
+        items = asked.rsplit(":", 1)[1]
+        return "movies" if any(f in items for f in ("Big", "Splash", "Apollo 13", "Cocoon", "Footloose", "Comedy Film"))\
+            else "people"
+    head, relation, _ = (part.strip() for part in asked.removeprefix("Fact:").split("|"))
+    if "noun phrase" in system:
+        return {"directed by": f"the director of {head}", "starred actors": f"the actors of {head}"}.get(
+            relation, f"the {relation} of {head}")
+    return {"directed by": f"Who directed {head}?", "starred actors": f"Who starred in {head}?"}.get(
+        relation, f"What is the {relation} of {head}?")
+
+
+def test_discovery_finds_the_sequences_the_graph_has_with_their_kinds() -> None:
+    store = film_store()
+    sequences, kinds = discover(store, NeighborCache(store), OPTIONS)
+    found = {s.steps for s in sequences}
+    assert ACTED_IN in found and DIRECTORS_OF_FILMS in found
+    assert (("directed_by", True), ("directed_by", False)) in found  # other films of the film's director
+    # a Freebase CVT hop counts once and its name-less middle never ends a sequence
+    assert (("film.actor.film", True), ("film.performance.film", True)) in found
+    assert not any(s.steps == (("film.actor.film", True),) for s in sequences)
+    assert all(len(s.example) == len(s.hops) + 1 for s in sequences)
+    films = next(k for k in kinds if ("directed_by", True) in k.sides)
+    assert ("starred_actors", True) in films.sides and ("directed_by", False) not in films.sides
+    # the same seed, the same result
+    assert [s.steps for s in discover(store, NeighborCache(store), OPTIONS)[0]] == [s.steps for s in sequences]
+
+
+def test_a_description_the_model_gets_wrong_falls_back_to_templates() -> None:
+    hop = (("directed_by", True),)
+    good = describe(FakeLLM(describer), hop, "Big", "Penny Marshall")
+    assert (good.question, good.phrase, good.noun) == ("Who directed {}", "the director of {}", "director")
+    # a reply that names the answer, or not the known entity, is not used (twice: the retry is sampled)
+    wrong = describe(FakeLLM(["Who directed Big, Penny Marshall?", "Who is Penny Marshall?",
+                              "the director", "the director"]), hop, "Big", "Penny Marshall")
+    assert wrong.model_dump() == template_description(hop).model_dump()
+    assert wrong.question == "what is the directed by of {}"
+
+
+def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() -> None:
+    sequence = FoundSequence(DIRECTORS_OF_FILMS, ((DIRECTORS_OF_FILMS[0],), (DIRECTORS_OF_FILMS[1],)), 1.0,
+                             ("Tom Hanks", "Big", "Penny Marshall"))
+    descriptions = {(("starred_actors", True),): describe(FakeLLM(describer), (("starred_actors", True),), "Big",
+                                                          "Tom Hanks"),
+                    (("directed_by", True),): describe(FakeLLM(describer), (("directed_by", True),), "Big",
+                                                       "Penny Marshall")}
+    nouns = {("starred_actors", True): "movies", ("directed_by", True): "movies", ("starred_actors", False): "people"}
+    written = questions_for(sequence, descriptions, nouns)
+    assert "Who directed the movies X starred in" in written
+    assert "Who directed the movies whose actor is X" in written
+    assert "Who directed the movies the person X starred in" in written  # the topic with its kind
+    assert all("X" in text and "Tom Hanks" not in text for text in written)
+    co_actors = FoundSequence((("starred_actors", False), ("starred_actors", True)),
+                              ((("starred_actors", False),), (("starred_actors", True),)), 1.0, ("A", "Big", "B"))
+    assert "who starred in the same movies as X" in questions_for(co_actors, descriptions, nouns)
+
+
+def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_path: Path) -> None:
+    store, out = film_store(), tmp_path / "memory.jsonl"
+    llm = FakeLLM(describer)
+    report = synthesize(store, llm, out, OPTIONS)
+    entries = read_entries(out)
+    assert report.entries == len(entries) > 0 and report.llm_calls == len(llm.calls) > 0
+    assert all(e.synthetic and e.question_id.startswith("synthetic:") and "X" in e.question for e in entries)
+    assert {e.depth for e in entries} == {1, 2}
+    # a second run finds everything in the work file: no model call, the same memory
+    again = FakeLLM(lambda messages: pytest.fail("described twice"))
+    assert synthesize(store, again, out, OPTIONS).entries == report.entries
+    assert out.read_text() == "".join(e.model_dump_json() + "\n" for e in entries)
+    # an interrupted run (the work file cut after discovery) describes only what is missing
+    work = out.with_name(out.name + ".work.jsonl")
+    records = work.read_text().splitlines()
+    kept = [r for r in records if json.loads(r)["record"] != "noun"][:-1]
+    work.write_text("\n".join(kept) + '\n{"record": "desc')  # and a torn last line
+    resumed = FakeLLM(describer)
+    synthesize(store, resumed, out, OPTIONS)
+    assert 0 < len(resumed.calls) < len(llm.calls)
+    assert read_entries(out) == entries
+    with pytest.raises(ValueError, match="other settings"):
+        synthesize(store, resumed, out, SynthesisOptions(max_depth=1))
+
+
+def test_a_synthesised_memory_ranks_the_asked_relation_first(tmp_path: Path) -> None:
+    store, out = film_store(), tmp_path / "memory.jsonl"
+    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    embedder = Embedder()
+    memory = PathMemory(read_entries(out), embedder)
+    assert memory.synthetic
+    person_steps = {("starred_actors", False)}
+    acted = memory.prior(embedder.encode(["what movies did X act in"])[0], first_steps=person_steps)
+    assert acted[0].steps == [list(s) for s in ACTED_IN] or tuple(map(tuple, acted[0].steps)) == ACTED_IN
+    directed = memory.prior(embedder.encode(["who directed the movies X starred in"])[0], first_steps=person_steps)
+    assert tuple(map(tuple, directed[0].steps)) == DIRECTORS_OF_FILMS
+    assert sum(p.weight for p in directed) == pytest.approx(1.0, abs=0.01)
