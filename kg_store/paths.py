@@ -216,13 +216,18 @@ def _step(
             for (seed, chain), reached in following.items()]
 
 
-def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str]) -> list[PathGroup]:
+def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: NeighborCache | None = None,
+                max_ends: int = 5_000) -> list[PathGroup]:
     """PoG's graph reduction for questions with several topic entities.
 
-    A group's ends are cut to the entities that every other topic entity's walk also
-    reaches (the intersection of their neighbourhoods), and the other walks' relation
-    sequences are recorded as `joins`; groups whose ends no other walk reaches are
-    dropped. With one seed, or when no group connects all seeds, nothing is cut.
+    A group's ends are cut to the entities that every other topic entity also reaches:
+    its own walk's entities (the intersection of their neighbourhoods), or, with a
+    `source` to read from, an edge from the end to it, directly or through an unnamed CVT
+    node. The second way is what makes the cut work when the other topic is a hub whose
+    walk was capped ("Male" in "which of JFK's brothers ...", "Democratic Party"): its
+    neighbours are never all read, but a brother's own edges name it. The other walks'
+    relation sequences are recorded as `joins`; groups whose ends no other topic reaches
+    are dropped. With one seed, or when no group connects all seeds, nothing is cut.
     """
     groups = list(groups)
     if len(set(seeds)) < 2:
@@ -232,6 +237,11 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str]) -> list[PathG
     for group in sorted(groups, key=lambda g: len(g.chain)):
         for entity in group.hops[-1]:
             reach[group.seed].setdefault(entity, group.chain)
+    if source is not None:
+        ends = list(dict.fromkeys(e for g in groups for e in g.hops[-1]))[:max_ends]
+        for end, chains in _adjacent_seeds(source, ends, set(seeds)).items():
+            for seed, chain in chains.items():
+                reach[seed].setdefault(end, chain)
     joined: list[PathGroup] = []
     for group in groups:
         others = [s for s in dict.fromkeys(seeds) if s != group.seed]
@@ -243,3 +253,27 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str]) -> list[PathG
         joined.append(PathGroup(group.seed, group.chain, [*group.hops[:-1], {e: group.hops[-1][e] for e in shared}],
                                 joins))
     return joined or groups
+
+
+def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[str]) -> dict[str, dict[str, Chain]]:
+    """For each entity with an edge to a seed (directly, or through one unnamed CVT node):
+    seed -> the chain walked from the seed to the entity."""
+    edges, _ = source.neighbors(entities)
+    found: dict[str, dict[str, Chain]] = {}
+    through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (entity, step entity->CVT)
+    for entity in entities:
+        for edge in edges.get(entity, ()):
+            step = Step(edge.relation, edge.direction == "out")
+            if edge.neighbor in seeds:
+                found.setdefault(entity, {}).setdefault(edge.neighbor, (Step(step.relation, not step.forward),))
+            elif edge.neighbor_name is None:
+                through[edge.neighbor].append((entity, step))
+    if through:
+        cvt_edges, _ = source.neighbors(list(through))
+        for cvt, pairs in through.items():
+            for edge in cvt_edges.get(cvt, ()):
+                if edge.neighbor in seeds:
+                    back = Step(edge.relation, edge.direction != "out")
+                    for entity, step in pairs:
+                        found.setdefault(entity, {}).setdefault(edge.neighbor, (back, Step(step.relation, not step.forward)))
+    return found

@@ -65,3 +65,25 @@ def test_coverage_and_lenient() -> None:
     assert covered(["Tom Hanks Jr"], ["tom hanks"]) == 0.0  # coverage is exact, not substring
     assert lenient_match("I think the answer is {Robert Zemeckis}.", ["Robert Zemeckis"]) == 1.0
     assert lenient_match("no idea", ["Robert Zemeckis"]) == 0.0
+
+
+def test_old_results_are_rescored_under_todays_metric(tmp_path) -> None:
+    """A row written when matching was a bare substring ("Music" in "The Music Lovers")
+    counts as wrong in every table made today."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agent.evaluation.report import rescored
+    from kgqa.cli import app
+
+    old = {"id": "q1", "prediction": ["The Music Lovers"], "gold": ["Music"], "hits1": 1.0, "hit": 1.0, "f1": 1.0,
+           "coverage": 1.0, "lenient_em": 1.0, "raw_output": "The Music Lovers", "llm_calls": 2, "seconds": 3.0,
+           "llm_seconds": 2.5, "llm_cache_hits": 0, "error": None}
+    (row,) = rescored([old])
+    assert (row["hits1"], row["hit"], row["f1"], row["lenient_em"]) == (0.0, 0.0, 0.0, 1.0)
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(old) + "\n" + json.dumps({**old, "id": "q2", "prediction": ["Music"]}) + "\n")
+    shown = CliRunner().invoke(app, ["table", f"old run={path}"])
+    assert shown.exit_code == 0, shown.output
+    assert "| old run | 2 | 0.500 | 0.500 | 0.500 | 1.000 | 1.000 | 2.00 |" in shown.output

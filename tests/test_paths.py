@@ -104,3 +104,28 @@ def test_several_topic_entities_keep_only_where_their_walks_meet() -> None:
 def test_topic_entities_that_never_meet_are_left_as_they_are() -> None:
     walk = explore(NeighborCache(film_store()), ["Tom Hanks", "Lonely Entity"], depth=1)
     assert join_topics(walk.groups, ["Tom Hanks", "Lonely Entity"]) == walk.groups
+
+
+def test_a_hub_topic_still_cuts_through_the_candidates_own_edges() -> None:
+    """"which comedies did Tom Hanks star in": Comedy is a hub whose walk is capped before
+    it reaches Big; Big's own edge to Comedy joins them (directly, or through a CVT)."""
+    from kg_store import LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[*(Triple(f"Other {i}", "has_genre", "Comedy") for i in range(50)),
+                 Triple("Big", "has_genre", "Comedy"), Triple("Big", "starred_actors", "Tom Hanks"),
+                 Triple("Apollo 13", "starred_actors", "Tom Hanks"), Triple("Apollo 13", "has_genre", "Drama"),
+                 Triple("Splash", "starred_actors", "Tom Hanks"), Triple("Splash", "genre_cvt", "m.cvt"),
+                 Triple("m.cvt", "genre", "Comedy")],
+        names=[(e, e) for e in ["Big", "Apollo 13", "Splash", "Tom Hanks", "Comedy", "Drama",
+                                *(f"Other {i}" for i in range(50))]]))
+    cache = NeighborCache(store, limit_per_entity=10)
+    seeds = ["Tom Hanks", "Comedy"]
+    walk = explore(cache, seeds, depth=1)
+    assert join_topics(walk.groups, seeds) == walk.groups  # the capped walks never meet: nothing cut
+    joined = {(g.seed, g.chain): g for g in join_topics(walk.groups, seeds, cache)}
+    films = joined[("Tom Hanks", (Step("starred_actors", False),))]
+    assert films.ends == ["Big", "Splash"]
+    assert films.joins["Comedy"] in ((Step("has_genre", False),), (Step("genre", False), Step("genre_cvt", False)))

@@ -41,7 +41,7 @@ def test_a_one_hop_question_is_answered_from_the_end_of_a_path(embedder: Embedde
     assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall"
     assert kinds_asked(llm) == ["analyse", "answer"]
     assert nodes_run(state) == ["analyse_question", "explore_topic_paths", "prune_paths", "summarise_paths",
-                                "answer_from_paths", "finalise"]
+                                "answer_from_paths", "finalise", "apply_superlative"]
     prompt = llm.calls[1][-1]["content"]
     assert "Big -> directed_by -> Penny Marshall" in prompt and "who directed Big" in prompt
 
@@ -395,3 +395,36 @@ def test_an_entity_the_question_names_is_never_its_answer(embedder: Embedder) ->
     state = ask(llm, embedder, "what movies did Hal Ashby direct", ("Hal Ashby",), store=store)
     assert "hal ashby" not in [a.lower() for a in state["answers"]]
     assert state["answers"][0] == "Harold and Maude"
+
+
+def test_a_superlative_orders_the_answers_by_a_value_the_graph_holds(embedder: Embedder) -> None:
+    """"Which of JFK's brothers died last": the brothers' death dates (literals) decide, not
+    the order the model listed them in; a date kept on a CVT node counts too."""
+    from kg_store import Attribute, LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    from agent.pog.constraints import superlative
+
+    brothers = {"m.joe": "1944-08-12", "m.bobby": "1968-06-06", "m.ted": "2009-08-25"}
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[Triple("m.jfk", "people.person.sibling", b) for b in brothers]
+        + [Triple(b, "people.person.sibling", "m.jfk") for b in brothers]
+        + [Triple(b, "government.politician.position", f"m.cvt_{b}") for b in ("m.bobby", "m.ted")]
+        + [Triple("m.cvt_m.bobby", "government.position.from", "m.1961"),
+           Triple("m.cvt_m.ted", "government.position.from", "m.1962")],
+        names=[("m.jfk", "John F. Kennedy"), ("m.joe", "Joseph P. Kennedy Jr."), ("m.bobby", "Robert F. Kennedy"),
+               ("m.ted", "Ted Kennedy"), ("m.1961", "1961"), ("m.1962", "1962")],
+        attributes=[Attribute(b, "people.deceased_person.date_of_death", d) for b, d in brothers.items()]))
+    llm = scripted(analyse=analysis(1), answer="ans: Joseph P. Kennedy Jr.\nans: Robert F. Kennedy\nans: Ted Kennedy")
+    state = ask(llm, embedder, "which of John F. Kennedy's brothers had the latest date of death", ("m.jfk",),
+                store=store)
+    assert state["answers"][0] == "Ted Kennedy"
+    assert state["constraint"]["relation"] == "people.deceased_person.date_of_death"
+    earliest = ask(scripted(analyse=analysis(1), answer="ans: Ted Kennedy"), embedder,
+                   "which of John F. Kennedy's brothers took a government position first", ("m.jfk",), store=store)
+    assert earliest["answers"][0] == "Robert F. Kennedy"  # 1961, read through the position's CVT
+    plain = ask(scripted(analyse=analysis(1), answer="ans: Ted Kennedy"), embedder,
+                "who are John F. Kennedy's brothers", ("m.jfk",), store=store)
+    assert "constraint" not in plain and plain["answers"][0] == "Ted Kennedy"
+    assert superlative("who acted in X") is None and superlative("the earliest film of X") is False

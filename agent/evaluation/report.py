@@ -92,3 +92,37 @@ def _plot(groups: dict[str, list[dict]], png: Path, summary: dict) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     plt.close(fig)
+
+
+def rescored(rows: list[dict]) -> list[dict]:
+    """Rows with their metrics recomputed from the stored predictions and gold answers
+    under today's metrics (files written before a metric changed stay comparable). The
+    lenient figure is recomputed from `raw_output`; coverage needs the retrieved
+    entities, which rows do not keep, so it stays as written."""
+    from agent.evaluation import metrics
+
+    fresh = []
+    for row in rows:
+        predictions, gold = row.get("prediction") or [], row.get("gold") or []
+        fresh.append({**row, "hits1": metrics.hits_at_1(predictions, gold), "hit": metrics.hit(predictions, gold),
+                      "f1": metrics.f1(predictions, gold),
+                      "lenient_em": metrics.lenient_match(row.get("raw_output") or "", gold)})
+    return fresh
+
+
+TABLE_HEADER = ("| run | n | Hits@1 | Hit | F1 | coverage | lenient | LLM calls | prompt tok | completion tok "
+                "| s p50 | LLM s p50 (uncached) | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def table_row(label: str, rows: list[dict]) -> str:
+    """One Markdown table row for a results file, re-scored (`rescored`). LLM seconds are
+    the median over questions none of whose replies came from the cache ("-": none)."""
+    rows = rescored(rows)
+    seconds = [r["seconds"] for r in rows]
+    fresh = [r.get("llm_seconds") or 0.0 for r in rows if not r.get("llm_cache_hits")]
+    llm = f"{statistics.median(fresh):.1f}" if fresh else "-"
+    return (f"| {label} | {len(rows)} | {mean_of(rows, 'hits1'):.3f} | {mean_of(rows, 'hit'):.3f} | "
+            f"{mean_of(rows, 'f1'):.3f} | {mean_of(rows, 'coverage'):.3f} | {mean_of(rows, 'lenient_em'):.3f} | "
+            f"{mean_of(rows, 'llm_calls'):.2f} | {mean_of(rows, 'prompt_tokens'):.0f} | "
+            f"{mean_of(rows, 'completion_tokens'):.0f} | {statistics.median(seconds) if seconds else 0:.1f} | {llm} | "
+            f"{sum(bool(r.get('error')) for r in rows)} |")

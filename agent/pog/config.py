@@ -20,7 +20,7 @@ class ScoreWeights(BaseModel):
     question: float = Field(default=1.0, description="Embedding similarity of path and question.")
     indicator: float = Field(default=0.5, description="Embedding similarity of path and the LLM's indicator.")
     memory: float = Field(default=2.0, description="Path-memory vote for the path's relation sequence.")
-    depth: float = Field(default=0.1, description="Bonus when the path's depth is the predicted depth.")
+    depth: float = Field(default=0.1, description="Bonus when the path's depth is the depth a path memory predicts.")
 
 
 class PoGConfig(BaseModel):

@@ -15,11 +15,15 @@
           │ (sufficient, or nothing left to try)                      │
        finalise ◄─────────────────────────────────────────────────────┘
           │
+    apply_superlative
+          │
     [integrate_answers_fi]
 
 Phase 1 explores from the topic entities at the predicted depth and goes one hop deeper
 while the answer is not sufficient; phase 2 (supplement) follows the LLM's own guesses;
 phase 3 (expand) takes one more hop from the best phase-1 paths; each runs once.
+apply_superlative orders the answers by a date or number the graph holds about them when
+the question asks for "the latest", "the largest" and the like.
 Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
 `config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
 `config.fi.filter` / `config.fi.integrate`.
@@ -36,6 +40,7 @@ from agent.events import with_default_context
 from agent.pog.analysis import analyse_question
 from agent.pog.answering import answer_from_paths, finalise, summarise_paths
 from agent.pog.config import PoGConfig
+from agent.pog.constraints import apply_superlative
 from agent.pog.context import PoGContext
 from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
 from agent.pog.fi import filter_paths_fi, integrate_answers_fi
@@ -63,6 +68,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     add("summarise_paths", summarise_paths)
     add("answer_from_paths", answer_from_paths)
     add("finalise", finalise)
+    add("apply_superlative", apply_superlative)
     later_phases = []
     if config.supplement:
         add("supplement_with_llm", supplement_with_llm)
@@ -91,12 +97,13 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     graph.add_edge("summarise_paths", "answer_from_paths")
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
                                 ["finalise", "go_deeper", *later_phases])
+    graph.add_edge("finalise", "apply_superlative")
     if config.fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
         add("integrate_answers_fi", integrate_answers_fi)
-        graph.add_edge("finalise", "integrate_answers_fi")
+        graph.add_edge("apply_superlative", "integrate_answers_fi")
         graph.add_edge("integrate_answers_fi", END)
     else:
-        graph.add_edge("finalise", END)
+        graph.add_edge("apply_superlative", END)
     return graph.compile(checkpointer=checkpointer)
 
 

@@ -112,10 +112,10 @@ class PathMemory:
         of `exclude_group` do not count (leave-one-group-out)."""
         if not self.texts:
             return []
-        if self.synthetic:
-            return self._best_matches(question_vector, first_steps)
-        left_out = self._left_out(exclude_id, exclude_group)
         allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
+        if self.synthetic:  # no question stands behind an entry: nothing to leave out
+            return self._best_matches(question_vector, allowed)
+        left_out = self._left_out(exclude_id, exclude_group)
         similarity = self.vectors @ question_vector
         support: dict[ChainKey, float] = {}
         weight_total, budget = 0.0, k
@@ -143,7 +143,6 @@ class PathMemory:
         return [PriorChain(steps=list(key), weight=round(w / weight_total, 4), depth=self.depths[key])
                 for key, w in ranked if w > 0]
 
-
     def _left_out(self, question_id: str | None, group: str | None) -> dict[str, Counter[frozenset[ChainKey]]]:
         """What the left-out questions contributed to each text: the question itself and
         its group's other questions."""
@@ -154,13 +153,12 @@ class PathMemory:
             removed.setdefault(text, Counter())[chains] += 1
         return removed
 
-    def _best_matches(self, question_vector: np.ndarray, first_steps: Collection[StepTuple] | None) -> list[PriorChain]:
+    def _best_matches(self, question_vector: np.ndarray, allowed: set[StepTuple] | None) -> list[PriorChain]:
         """A synthesised memory's prior: each sequence scores its best-matching written
         question, and the scores become shares by a sharp softmax. Voting by the k
         nearest texts, as for questions people asked, does not work here: every
         sequence has several written questions and their similarities to a real question
         are close together (0.85-0.95), so k neighbours spread the vote over many."""
-        allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
         similarity = self.vectors @ question_vector
         best: dict[ChainKey, float] = {}
         for index in np.argsort(-similarity, kind="stable"):

@@ -44,9 +44,13 @@ class PathScorer:
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
         names = [t.name or t.id for t in state.get("topics") or []]
         indicator = state.get("indicator")
+        # Only a path memory's depth earns the bonus: the small model's own guess is too
+        # often deeper than the question (MetaQA dev: 2 or 3 for most 1-hop questions), and
+        # rewarding it ranked the longer paths first.
+        depth = state.get("predicted_depth") if state.get("depth_source") == "memory" else None
         return cls(embedder, weights, mask_question(state["question"], names),
                    mask_question(indicator, names) if indicator and indicator != state["question"] else None,
-                   state.get("path_prior") or [], state.get("predicted_depth"))
+                   state.get("path_prior") or [], depth)
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]]) -> list[dict[str, float]]:
         """Score parts of each (relation sequence, joins, depth), with their weighted sum as "total"."""

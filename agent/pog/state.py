@@ -88,5 +88,7 @@ class PoGState(TypedDict, total=False):
     answer_path: PathCandidate | None
     sufficient: bool
     source: Source | None
+    # a superlative's ordering of the answers: the relation read and each answer's value
+    constraint: dict[str, object]
     # one record per node run, for traces (appended, never replaced)
     events: Annotated[list[dict], operator.add]

@@ -114,13 +114,13 @@ def discover(store: GraphStore, neighbours: NeighborCache, options: SynthesisOpt
     entity sampled. `on_step(stage, done, total)` reports progress."""
     rng = random.Random(options.seed)
     counts = store.relation_counts()
-    kinds = [(relation, direction) for relation in sorted(counts) for direction in ("out", "in")]
+    sides = [(relation, direction) for relation in sorted(counts) for direction in ("out", "in")]
     sampled: list[str] = []
-    for done, (relation, direction) in enumerate(kinds, 1):
+    for done, (relation, direction) in enumerate(sides, 1):
         pool = store.entities_with(relation, direction, limit=options.pool)
         sampled += rng.sample(pool, min(options.per_kind, len(pool)))
         if on_step:
-            on_step("sampling entities", done, len(kinds))
+            on_step("sampling entities", done, len(sides))
     names = neighbours.names(list(dict.fromkeys(sampled)))
     seeds = [e for e in dict.fromkeys(sampled) if names.get(e)]  # questions are about named entities
     edges, _ = neighbours.neighbors(seeds)
@@ -138,7 +138,7 @@ def discover(store: GraphStore, neighbours: NeighborCache, options: SynthesisOpt
                 hops = _named_hops(group, walk.names)
                 if hops is None or len(hops) != depth:
                     continue
-                chain = _plain(group.chain)
+                chain = _chain(group.chain)
                 support[chain] += 1
                 if chain not in examples:
                     examples[chain] = (_example(group, walk.names), hops)
@@ -200,14 +200,11 @@ def kinds_of(steps_of: dict[str, list[StepTuple]], names: dict[str, str | None],
 
 def _only_extending(kept: set[Chain]) -> Callable[[list[PathGroup], dict], list[PathGroup]]:
     """A walk's beam that extends only the sequences kept at the depths before."""
-    return lambda groups, _names: [g for g in groups if _plain(g.chain) in kept]
-
-
-def _plain(chain: Iterable) -> Chain:
-    return tuple((str(r), bool(f)) for r, f in chain)
+    return lambda groups, _names: [g for g in groups if _chain(g.chain) in kept]
 
 
 def _chain(steps: Iterable[Sequence]) -> Chain:
+    """Steps as plain (relation, forward) tuples: from a walk's Steps or a JSON record."""
     return tuple((str(r), bool(f)) for r, f in steps)
 
 

@@ -174,3 +174,22 @@ def compare_command(
                       f"shared with the base {result['hits1_shared']:.3f} against {result['base_hits1_shared']:.3f}, "
                       f"{result['lost']} lost, {result['won']} won; {result['llm_calls_avg']:.2f} LLM calls, "
                       f"{result['prompt_tokens_avg']:.0f} prompt tokens a question, {result['errors']} errors")
+
+
+@app.command("table")
+def table_command(
+    runs: Annotated[list[str], typer.Argument(help="Results files (JSONL or .jsonl.gz), each as LABEL=PATH or PATH.")],
+) -> None:
+    """A Markdown table of results files, every row re-scored under today's metrics: how
+    the docs' figures are made from the files in results/."""
+    from agent.evaluation.harness import read_rows
+    from agent.evaluation.report import TABLE_HEADER, table_row
+
+    lines = [TABLE_HEADER]
+    for run in runs:
+        label, _, path = run.rpartition("=") if "=" in run else (Path(run).name, "", run)
+        rows = read_rows(Path(path))
+        if not rows:
+            raise fail(f"{path} holds no results", 2)
+        lines.append(table_row(label, list(rows.values())))
+    print("\n".join(lines))
