@@ -220,7 +220,8 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
                 max_ends: int = 5_000) -> list[PathGroup]:
     """PoG's graph reduction for questions with several topic entities.
 
-    A group's ends are cut to the entities that every other topic entity also reaches:
+    A group's ends are cut to the entities that every other topic entity also reaches,
+    and of those to the ones it reaches by the shortest join:
     its own walk's entities (the intersection of their neighbourhoods), or, with a
     `source` to read from, an edge from the end to it, directly or through an unnamed CVT
     node. The second way is what makes the cut work when the other topic is a hub whose
@@ -248,11 +249,24 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
         shared = set(group.hops[-1]).intersection(*(reach[o].keys() for o in others))
         if not shared:
             continue
+        # Only the ends the other topics reach most directly: at D_max every film of the
+        # director is within a few hops of any actor, and the intersection cuts nothing.
+        lengths = {e: sum(len(reach[o][e]) for o in others) for e in shared}
+        shared = {e for e in shared if lengths[e] == min(lengths.values())}
         first = min(shared)
         joins = {o: reach[o][first] for o in others}
-        joined.append(PathGroup(group.seed, group.chain, [*group.hops[:-1], {e: group.hops[-1][e] for e in shared}],
-                                joins))
+        joined.append(PathGroup(group.seed, group.chain, _through(group.hops, shared), joins))
     return joined or groups
+
+
+def _through(hops: list[dict[str, set[str]]], ends: set[str]) -> list[dict[str, set[str]]]:
+    """The hops cut to the entities on some path to `ends`: graph reduction keeps only the
+    edges on paths that meet ("Ron Howard <- directed_by <- {films} -> starred_actors ->
+    Tom Hanks" keeps the films with Tom Hanks in them, not every film Ron Howard made)."""
+    kept = [dict.fromkeys(ends)]
+    for hop in reversed(hops[1:]):
+        kept.insert(0, dict.fromkeys(p for e in kept[0] for p in hop[e]))
+    return [{e: hop[e] & (set(kept[i - 1]) if i else hop[e]) for e in kept[i]} for i, hop in enumerate(hops)]
 
 
 def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[str]) -> dict[str, dict[str, Chain]]:

@@ -47,8 +47,9 @@ def test_a_one_hop_question_is_answered_from_the_end_of_a_path(embedder: Embedde
 
 
 def test_it_goes_deeper_until_a_named_answer_ends_a_kept_path(embedder: Embedder) -> None:
+    """PoG's own start (`start_depth="model"`): at the model's depth, one hop deeper while unanswered."""
     llm = scripted(analyse=analysis(1), answer="ans: Ron Howard")
-    state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",))
+    state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",), start_depth="model")
     assert state["predicted_depth"] == 1 and state["depth"] == 2
     assert "go_deeper" in nodes_run(state)
     assert state["answers"][0] == "Ron Howard" and set(state["answers"]) == {"Ron Howard", "Penny Marshall"}
@@ -60,9 +61,10 @@ def test_garbage_from_the_model_everywhere_still_ends_with_the_graphs_best_path(
     state = ask(llm, embedder, "who directed Big", ("Big",))
     assert state["source"] == "kg" and not state["sufficient"]
     assert state["answers"] and state["answer_path"] is not None
-    assert state["depth_source"] == "default" and state["predicted_depth"] == 1
-    # every phase was tried before the last resort
-    assert {"go_deeper", "supplement_with_llm", "expand_nodes", "finalise"} <= set(nodes_run(state))
+    # every depth at once (no memory, and the model's depth is not trusted), then every later phase
+    assert state["depth_source"] == "structure" and state["predicted_depth"] == 3
+    assert {"supplement_with_llm", "expand_nodes", "finalise"} <= set(nodes_run(state))
+    assert "go_deeper" not in nodes_run(state)
 
 
 def test_an_entity_inside_a_kept_path_answers_with_the_path_up_to_it(embedder: Embedder) -> None:
@@ -229,7 +231,7 @@ def test_the_models_own_sufficiency_judgement_is_used_when_asked_for(embedder: E
     llm = scripted(analyse=analysis(1), judged=lambda prompt: next(replies), summarise="Tom Hanks films were "
                    "directed by Ron Howard and Penny Marshall.")
     state = ask(llm, embedder, "who directed the films Tom Hanks acted in", ("Tom Hanks",), sufficiency="llm",
-                summary="llm")
+                summary="llm", start_depth="model")
     assert kinds_asked(llm) == ["analyse", "summarise", "judged", "summarise", "judged"]
     assert state["answers"][0] == "Ron Howard" and state["depth"] == 2
     assert "Summary of these paths" in state["evidence"]
@@ -238,7 +240,8 @@ def test_the_models_own_sufficiency_judgement_is_used_when_asked_for(embedder: E
 def test_phase_two_follows_the_models_guess_to_a_path(embedder: Embedder) -> None:
     answers = iter(["ans: no idea", "ans: no idea", "ans: Herbert Ross"])
     llm = scripted(analyse=analysis(1), answer=lambda prompt: next(answers), predict="ans: Herbert Ross")
-    state = ask(llm, embedder, "who directed the films Kevin Bacon was in", ("Kevin Bacon",), max_depth=2)
+    state = ask(llm, embedder, "who directed the films Kevin Bacon was in", ("Kevin Bacon",), max_depth=2,
+                start_depth="model")
     assert state["phase"] == "supplement" and state["source"] == "kg+llm"
     assert state["answers"][0] == "Herbert Ross"
     assert state["answer_path"].text.endswith("Herbert Ross")
@@ -428,3 +431,13 @@ def test_a_superlative_orders_the_answers_by_a_value_the_graph_holds(embedder: E
                 "who are John F. Kennedy's brothers", ("m.jfk",), store=store)
     assert "constraint" not in plain and plain["answers"][0] == "Ted Kennedy"
     assert superlative("who acted in X") is None and superlative("the earliest film of X") is False
+
+
+def test_without_a_memory_every_depth_is_explored_and_the_shorter_path_ranks_first(embedder: Embedder) -> None:
+    """The model's depth guess (3 here, for a 1-hop question) decides nothing: phase 1 reads
+    every depth up to D_max, and a longer path must earn its extra hops."""
+    llm = scripted(analyse=analysis(3, "Big -> directed by -> answer"), answer="ans: Penny Marshall")
+    state = ask(llm, embedder, "who directed Big", ("Big",))
+    assert state["depth_source"] == "structure" and {c.depth for c in state["candidates"]} == {1, 2, 3}
+    assert state["kept"][0].text == "Big -> directed_by -> Penny Marshall"
+    assert state["kept"][0].score_parts["depth"] == 0.0  # no bonus for the model's guess

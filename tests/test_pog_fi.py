@@ -24,7 +24,7 @@ def embedder() -> Embedder:
 
 
 def ask(llm, embedder, **fi: object):
-    context = PoGContext(film_store(), llm, embedder, PoGConfig(fi=fi))
+    context = PoGContext(film_store(), llm, embedder, PoGConfig(fi=fi, start_depth="model"))  # 1-hop paths only
     return run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from agent.evaluation.metrics import normalize
 from agent.events import Update, traced
 from agent.linking import resolve_topics
+from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.pog.memory import mask_question
 from agent.pog.state import PoGState
@@ -48,18 +49,24 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # A synthesised memory's best guess at the depth beats the small model's (measured on
     # MetaQA dev: the model says 1 hop for 26 of 200 one-hop questions), even when unsure.
     confidence = 0.0 if ctx.memory is not None and ctx.memory.synthetic else config.memory_confidence
-    depth, depth_source = predict_depth(config.max_depth, analysis, indicator, prior, confidence)
+    depth, depth_source = predict_depth(config, analysis, indicator, prior, confidence)
     return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "phase": "topic"}
 
 
-def predict_depth(max_depth: int, analysis: Analysis, indicator: str, prior: list, confidence: float) -> tuple[int, str]:
-    """The memory's depth when it is confident; else the LLM's number; else the
-    indicator's relation count (`a -> r -> b` has one); else 1."""
+def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: list,
+                  confidence: float) -> tuple[int, str]:
+    """Where phase 1 starts: the memory's depth when it is confident; else, with
+    `start_depth="structure"`, D_max (every depth is explored and the paths' scores, with
+    their length penalty, decide); else (PoG's own, `"model"`) the LLM's number, the
+    indicator's relation count (`a -> r -> b` has one), or 1."""
+    max_depth = config.max_depth
     if prior and prior[0].weight >= confidence and 1 <= prior[0].depth <= max_depth:
         return prior[0].depth, "memory"
+    if config.start_depth == "structure":
+        return max_depth, "structure"
     if analysis.depth is not None and 1 <= analysis.depth <= max_depth:
         return analysis.depth, "llm"
     arrows = indicator.count("->")

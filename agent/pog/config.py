@@ -21,6 +21,8 @@ class ScoreWeights(BaseModel):
     indicator: float = Field(default=0.5, description="Embedding similarity of path and the LLM's indicator.")
     memory: float = Field(default=2.0, description="Path-memory vote for the path's relation sequence.")
     depth: float = Field(default=0.1, description="Bonus when the path's depth is the depth a path memory predicts.")
+    length: float = Field(default=0.05, description="Penalty per hop beyond the first: a longer path must earn "
+                          "its extra hops by a closer match (the embeddings alone favour longer paths).")
 
 
 class PoGConfig(BaseModel):
@@ -33,6 +35,10 @@ class PoGConfig(BaseModel):
     limit_per_entity: int = Field(default=100, ge=1, description="Hub cap: neighbours read per entity and direction.")
     max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
     names_per_set: int = Field(default=20, ge=1, description="Entity names shown per entity set in prompts.")
+    start_depth: Literal["structure", "model"] = Field(
+        default="structure", description="Where phase 1 starts without a confident path memory: structure: at "
+        "D_max, every depth at once, the paths' scores deciding (the 0.5B model's depth guess is wrong for most "
+        "MetaQA 1-hop questions); model: PoG's own, the model's predicted depth, going deeper while unanswered.")
     supplement: bool = Field(default=True, description="Phase 2: paths to the LLM's own predicted answers.")
     expand: bool = Field(default=True, description="Phase 3: one more hop from the kept paths' entities.")
     summary: Literal["paths", "llm"] = Field(

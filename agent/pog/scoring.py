@@ -3,7 +3,8 @@
     score = w.question  * cos(question, relations of the path)
           + w.indicator * cos(LLM indicator, relations of the path)
           + w.memory    * path-memory vote for the path's relation sequence
-          + w.depth     * [path depth == predicted depth]
+          + w.depth     * [path depth == the depth a path memory predicts]
+          - w.length    * (path depth - 1)
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -66,7 +67,7 @@ class PathScorer:
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth)}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
-                              + w.memory * parts["memory"] + w.depth * parts["depth"])
+                              + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1))
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 

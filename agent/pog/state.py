@@ -62,7 +62,7 @@ class PoGState(TypedDict, total=False):
     indicator: str
     split_questions: list[str]
     predicted_depth: int
-    depth_source: Literal["memory", "llm", "indicator", "default"]
+    depth_source: Literal["memory", "structure", "llm", "indicator", "default"]
     path_prior: list[PriorChain]
     # exploration
     phase: Phase
