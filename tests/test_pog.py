@@ -403,10 +403,9 @@ def test_an_entity_the_question_names_is_never_its_answer(embedder: Embedder) ->
 def test_a_superlative_orders_the_answers_by_a_value_the_graph_holds(embedder: Embedder) -> None:
     """"Which of JFK's brothers died last": the brothers' death dates (literals) decide, not
     the order the model listed them in; a date kept on a CVT node counts too."""
+    from agent.pog.constraints import superlative
     from kg_store import Attribute, LoadBatch, Triple
     from kg_store.memory import MemoryStore
-
-    from agent.pog.constraints import superlative
 
     brothers = {"m.joe": "1944-08-12", "m.bobby": "1968-06-06", "m.ted": "2009-08-25"}
     store = MemoryStore()

@@ -24,7 +24,7 @@ QUESTION = "who directed the films Tom Hanks acted in"
 
 def run_traced(path: Path, embedder: Embedder, strategy: str, answer: str = "ans: Ron Howard") -> Path:
     llm = scripted(analyse=analysis(1), answer=answer, select='{"paths": [2, 1]}')
-    pipeline = PoGPipeline(llm, film_store(), embedder, PoGConfig(strategy=strategy))
+    pipeline = PoGPipeline(llm, film_store(), embedder, PoGConfig(strategy=strategy, start_depth="model"))
     question = Question("q1", QUESTION, (TopicEntity("Tom Hanks"),))
     started = time.perf_counter()
     with llm.track(log=True) as usage:
