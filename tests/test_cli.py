@@ -113,6 +113,42 @@ def test_memory_build_reports_what_it_learnt_and_resumes(kb: Path, tmp_path: Pat
     assert "Person B" not in memory.read_text()  # paths, never answers
     before = memory.read_text()
     assert invoke(*args).exit_code == 0 and memory.read_text() == before  # nothing redone
+    # a memory that leaves out the near-twins of questions it will be evaluated on
+    held_out = tmp_path / "held_out_1hop.txt"
+    held_out.write_text("Who directed [Movie A]?\tPerson B\n")
+    apart = invoke("memory", "build", "--questions", str(questions), "-f", "metaqa", "--store", store,
+                   "--out", str(tmp_path / "apart.jsonl"), "--exclude", str(held_out), "--json")
+    assert apart.exit_code == 0, apart.output
+    assert (json.loads(apart.stdout)["questions"], json.loads(apart.stdout)["excluded"]) == (2, 1)
+    leaky = invoke("memory", "build", "--questions", str(questions), "-f", "metaqa", "--store", store,
+                   "--out", str(memory), "--exclude", str(held_out))
+    assert leaky.exit_code == 1 and "excluded groups" in leaky.output
+
+
+def test_memory_synthesize_reads_no_questions_reports_its_cost_and_resumes(kb: Path, tmp_path: Path,
+                                                                          endpoint) -> None:  # noqa: F811
+    state, url = endpoint
+    store = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
+    state.script = [(200, completion("Who directed Movie D?")), (200, completion("the director of Movie D"))] + [
+        (200, completion("films"))] * 40  # every other description falls back to templates
+    env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
+           "KGQA_LLM_CACHE": "false"}
+    memory = tmp_path / "synth.jsonl"
+    args = ["memory", "synthesize", "--store", store, "--out", str(memory), "--per-kind", "5", "--json"]
+    result = invoke(*args, env=env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["entries"] > 0 and report["llm_calls"] == len(state.requests) > 0 and report["minutes"] >= 0
+    assert report["sequences_by_depth"]["1"] >= 1  # directed_by (starred_actors has one fact: no pattern)
+    entries = [json.loads(line) for line in memory.read_text().splitlines()]
+    assert all(e["synthetic"] and "X" in e["question"] for e in entries)
+    assert any(e["question"] == "Who directed X" for e in entries)
+    asked = len(state.requests)
+    again = invoke(*args, env=env)  # resumed from the work file: no model call
+    assert again.exit_code == 0 and len(state.requests) == asked and memory.read_text().count("\n") == len(entries)
+    other = invoke("memory", "synthesize", "--store", store, "--out", str(memory), "--max-depth", "1", env=env)
+    assert other.exit_code == 1 and "other settings" in other.output
 
 
 def test_train_kg_scout_writes_a_checkpoint_the_scorer_loads(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def memory_build(
                TextColumn("{task.fields[kept]} kept"), TimeElapsedColumn(), TimeRemainingColumn())
     with opened(settings, read_only=True) as target, \
             Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("memory", total=len(chosen), kept=0)
+        task = progress.add_task("memory", total=len(chosen) - left_out, kept=0)
         lines = ProgressLines()
 
         def on_entry(entry: MemoryEntry) -> None:
