@@ -29,9 +29,10 @@ DEFAULT_SCHEMA_PREFIXES: tuple[str, ...] = (
 )
 
 
-def redact_url(url: str) -> str:
-    """The URL with any password replaced, for messages and reports."""
-    return re.sub(r"(//[^/:@]*):[^/@]*@", r"\1:***@", url)
+def redact_url(text: str) -> str:
+    """The text with the password of every URL in it replaced, for messages and reports.
+    A password runs to the last '@' before the host (an unescaped '@' in it included)."""
+    return re.sub(r"(//[^/:@\s'\"]*):[^/\s'\"]*@", r"\1:***@", text)
 
 
 class GraphStore(ABC):
@@ -154,16 +155,24 @@ class GraphStore(ABC):
         Order: exact name, exact normalised name, normalised prefix, normalised substring;
         shorter names first within a kind. `partial=False` stops after the exact kinds.
         """
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
         text = text.strip()
         if not text:
             return []
         normalized = normalize_name(text)
         found: dict[str, EntityMatch] = {}
-        for m in self._search_exact(text, normalized, limit):
-            found.setdefault(m.id, m)
+
+        def keep_best(matches: list[EntityMatch]) -> None:
+            # A backend may list an entity under two kinds (its exact name also normalises
+            # to itself) in any order: the better kind wins.
+            for m in matches:
+                if m.id not in found or m.score > found[m.id].score:
+                    found[m.id] = m
+
+        keep_best(self._search_exact(text, normalized, limit))
         if partial and len(found) < limit and normalized:
-            for m in self._search_partial(normalized, limit):
-                found.setdefault(m.id, m)
+            keep_best(self._search_partial(normalized, limit))
         return sorted(found.values(), key=lambda m: (-m.score, len(m.name), m.id))[:limit]
 
     def subgraph(

@@ -24,13 +24,13 @@ NAME_IRI = FREEBASE_NS + NAME_RELATION
 NORM_NAME_IRI = LOCAL_NS + "meta:normName"
 
 _FREEBASE_LOCAL = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+")
-_MAX_ID_CHARS = 2048
+MAX_ID_CHARS = 2048
 _CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 def check_id(value: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > _MAX_ID_CHARS:
-        raise InvalidId(f"invalid id {value!r}: must be a non-empty string of at most {_MAX_ID_CHARS} chars")
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
+        raise InvalidId(f"invalid id {value!r}: must be a non-empty string of at most {MAX_ID_CHARS} chars")
     if _CONTROL.search(value):
         raise InvalidId(f"invalid id {value!r}: control characters are not allowed")
     return value

@@ -115,15 +115,23 @@ class SparqlStore(GraphStore):
         except Unauthorized as exc:
             raise StoreAuthError(f"{self.display_url}: credentials refused for an update") from exc
         except QueryBadFormed as exc:
-            raise StoreQueryError(f"{self.display_url}: the endpoint rejected an update: {exc}") from exc
+            raise StoreQueryError(f"{self.display_url}: the endpoint rejected an update: {_endpoint_said(exc)}"
+                                  f"{self._credentials_hint()}") from exc
         except (EndPointNotFound, EndPointInternalError) as exc:
-            raise StoreQueryError(f"{self.display_url}: update failed: {exc}") from exc
+            raise StoreQueryError(f"{self.display_url}: update failed: {_endpoint_said(exc)}"
+                                  f"{self._credentials_hint()}") from exc
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
                 raise StoreAuthError(f"{self.display_url}: HTTP {exc.code} for an update (check user and password)") from exc
             raise StoreQueryError(f"{self.display_url}: HTTP {exc.code} for an update") from exc
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
+
+    def _credentials_hint(self) -> str:
+        if self.user:
+            return ""
+        return ("; the store URL has no user and password, and Virtuoso takes updates only on an "
+                "authenticated endpoint: sparql+http://USER:PASSWORD@HOST:8890/sparql?update=/sparql-auth")
 
     def _select(self, query: str) -> list[dict[str, dict]]:
         try:
@@ -257,3 +265,12 @@ class SparqlStore(GraphStore):
 def _matches(rows: list[dict]) -> list[EntityMatch]:
     return [sparql_text.entity_match(r["e"]["value"], r["n"]["value"], r["kind"]["value"]) for r in rows]
 
+
+def _endpoint_said(exc: Exception, limit: int = 300) -> str:
+    """What the endpoint answered, without the update text SPARQLWrapper echoes after it
+    (thousands of triples of INSERT DATA in a load)."""
+    text = str(exc)
+    said = text.partition("Response:")[2] or text
+    said = said.split("SPARQL query:")[0].strip().removeprefix("b'").removeprefix('b"')
+    said = " ".join(said.replace("\\n", " ").split())
+    return said if len(said) <= limit else said[:limit] + " …"

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, description="Model name at the endpoint.")
     llm_api_key: str = Field(default="not-needed", description="API key for the endpoint.")
     llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
+    llm_max_retries: int = Field(
+        default=3, ge=0, description="Retries (with backoff) of a request that timed out, was rate-limited or "
+        "met a server error, before the endpoint counts as failing.")
     llm_structured: Literal["json_schema", "json_object", "gbnf", "text"] | None = Field(
         default=None, description="How to ask for JSON: json_schema (OpenAI, vLLM; the default for endpoints), "
         "json_object (llama.cpp; the embedded default), gbnf (a llama.cpp grammar), text (tolerant parsing only)."

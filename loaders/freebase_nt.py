@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from kg_store.ids import FREEBASE_NS, NAME_RELATION
+from kg_store.ids import FREEBASE_NS, MAX_ID_CHARS, NAME_RELATION
 from kg_store.model import Attribute, Triple
-from loaders.records import Malformed, Name, Record, Skipped
+from loaders.records import Malformed, Name, Record, Skipped, id_problem
 from loaders.textio import iter_lines
 
 _IRI = r'<([^<>"{}|^`\\\x00-\x20]*)>'
@@ -42,8 +42,21 @@ def _unescape_match(m: re.Match[str]) -> str:
     return _SIMPLE[char]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def unescape(value: str) -> str:
-    return _ESCAPE.sub(_unescape_match, value) if "\\" in value else value
+    if "\\" not in value:
+        return value
+    text = _ESCAPE.sub(_unescape_match, value)
+    if _SURROGATE.search(text):
+        # Some writers escape a character outside the BMP as a UTF-16 pair (\uD83D\uDE00):
+        # join pairs; a lone half is no character at all.
+        try:
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError:
+            raise ValueError("an escaped unpaired surrogate (\\uD800-\\uDFFF) is not a character") from None
+    return text
 
 
 def parse_freebase_nt(
@@ -54,7 +67,9 @@ def parse_freebase_nt(
         fast = entity_line(line)
         if fast is not None:
             subject, relation, obj = fast.groups()
-            if relation.startswith(schema_prefixes):
+            if len(line) > MAX_ID_CHARS and (problem := id_problem(subject, relation, obj)):
+                yield Malformed(line_no, problem)  # IRIs hold no control characters: only length to check
+            elif relation.startswith(schema_prefixes):
                 yield Skipped("schema relation")
             else:
                 yield Triple(subject, relation, obj)
@@ -75,6 +90,10 @@ def parse_freebase_nt(
         subject, relation = s[_NS_LEN:], p[_NS_LEN:]
         if not subject or not relation:
             yield Malformed(line_no, "empty Freebase id")
+            continue
+        problem = id_problem(subject, relation, *([o_iri[_NS_LEN:]] if o_iri and o_iri.startswith(FREEBASE_NS) else []))
+        if problem:
+            yield Malformed(line_no, problem)
             continue
         if o_iri is not None:
             if relation.startswith(schema_prefixes):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kg_store.errors import InvalidId
+from kg_store.ids import MAX_ID_CHARS, check_id
 from kg_store.model import Attribute, Triple
 
 
@@ -35,3 +37,16 @@ class MalformedInput(ValueError):
     def __init__(self, path: str, line_no: int, reason: str) -> None:
         super().__init__(f"{path}:{line_no}: {reason}")
         self.path, self.line_no, self.reason = path, line_no, reason
+
+
+def id_problem(*values: str) -> str | None:
+    """Why one of these ids cannot be stored (too long, a control character), checked per
+    line so that a bad line is counted and skipped, never fatal to the batch around it."""
+    for value in values:
+        if len(value) > MAX_ID_CHARS:
+            return f"an id of {len(value):,} characters (at most {MAX_ID_CHARS:,}): {value[:40]!r}…"
+        try:
+            check_id(value)
+        except InvalidId:
+            return f"a control character in the id {value[:60]!r}"
+    return None

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from loaders.records import Malformed, Record
+from loaders.records import Malformed, Record, id_problem
 from loaders.tabular import NameOnce
 from loaders.textio import iter_lines
 
@@ -32,4 +32,8 @@ def parse_rog(
                 yield Malformed(line_no, f"graph entry is not [head, relation, tail]: {str(item)[:80]}")
                 continue
             head, relation, tail = (x.strip() for x in item)
+            problem = id_problem(head, relation, tail)
+            if problem:
+                yield Malformed(line_no, problem)
+                continue
             yield from name_once.fact(head, relation, tail, schema_prefixes)

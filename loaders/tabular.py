@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kg_store.model import Triple
-from loaders.records import Malformed, MalformedInput, Name, Record, Skipped
+from loaders.records import Malformed, MalformedInput, Name, Record, Skipped, id_problem
 from loaders.textio import iter_lines
 
 # Ids that are Freebase machine ids get no name of their own (they are CVTs or unnamed).
@@ -49,6 +49,10 @@ def _split_rows(
         parts = [p.strip() for p in line.split(sep)]
         if len(parts) != 3 or not all(parts):
             yield Malformed(line_no, f"expected head{sep}relation{sep}tail, got {len(parts)} field(s)")
+            continue
+        problem = id_problem(*parts)
+        if problem:
+            yield Malformed(line_no, problem)
             continue
         yield line_no, parts
 
@@ -99,6 +103,10 @@ def parse_fb15k237(
             entity, sep, name = line.partition("\t")
             if not sep or not entity.startswith("/") or not name.strip():
                 yield Malformed(line_no, f"{names_file.name}: expected /m/id<TAB>name")
+                continue
+            problem = id_problem(fb15k_id(entity))
+            if problem:
+                yield Malformed(line_no, f"{names_file.name}: {problem}")
                 continue
             yield Name(fb15k_id(entity), name.strip())
     for split in splits:

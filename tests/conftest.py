@@ -16,6 +16,9 @@ import pytest
 
 from kg_store import GraphStore, open_store
 
+# The `endpoint` fixture: a scripted OpenAI-compatible server.
+pytest_plugins = ["tests.scripted_endpoint"]
+
 REQUIRE_SERVERS = os.environ.get("KGQA_REQUIRE_SERVERS") == "1"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 BACKENDS = ["memory", "oxigraph", "virtuoso", "virtuoso-gsp", "falkordb", "neo4j"]

@@ -21,6 +21,7 @@ FACTS = [
     Triple("m.tom", "people.person.nationality", "m.usa"),
     Triple(INJECTION_ID, "film.film.genre", "m.drama"),
     Triple("Plain Name Entity", "related to", INJECTION_ID),
+    Triple("m.big", "film.film.tag", "m.tag_tom"),  # MetaQA-style tag: the actor's name, lowercased
 ] + [Triple(f"m.fan{i}", "people.person.nationality", "m.usa") for i in range(HUB_FANS)]
 SCHEMA_FACTS = [
     Triple("m.forrest", "type.object.type", "m.film_type"),
@@ -35,6 +36,7 @@ NAMES = [
     ("m.amelie", "Amélie"),
     ("m.usa", "United States of America"),
     ("Plain Name Entity", "Plain Name Entity"),
+    ("m.tag_tom", "tom hanks"),
     (INJECTION_ID, INJECTION_NAME),
 ] + [(f"m.fan{i}", f"Fan {i}") for i in range(HUB_FANS)]
 ATTRIBUTES = [Attribute("m.tom", "people.person.date_of_birth", "1956-07-09", None, XSD_DATE)]

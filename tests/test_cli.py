@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgqa.cli import app
-from tests.test_llm_client import completion, endpoint  # noqa: F401 - a fixture
+from tests.scripted_endpoint import completion
 
 runner = CliRunner()
 
@@ -126,7 +126,7 @@ def test_memory_build_reports_what_it_learnt_and_resumes(kb: Path, tmp_path: Pat
 
 
 def test_memory_synthesize_reads_no_questions_reports_its_cost_and_resumes(kb: Path, tmp_path: Path,
-                                                                          endpoint) -> None:  # noqa: F811
+                                                                          endpoint) -> None:
     state, url = endpoint
     store = f"oxigraph:{tmp_path / 'store'}"
     assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
@@ -186,6 +186,16 @@ def test_wrong_credentials_are_a_clear_error(virtuoso_url: str, kb: Path) -> Non
     assert "credentials" in result.output and "not-the-password" not in result.output
 
 
+@pytest.mark.server
+def test_a_load_without_credentials_says_so_briefly(virtuoso_url: str, tmp_path: Path) -> None:
+    anonymous = re.sub(r"//dba:[^@]*@", "//", virtuoso_url).replace("update=/sparql-auth&", "")
+    big = tmp_path / "kb.txt"
+    big.write_text("".join(f"Movie {i}|directed_by|Person {i}\n" for i in range(2000)))
+    result = invoke("load", "-f", "metaqa", str(big), "--store", anonymous)
+    assert result.exit_code == 1 and "no user and password" in result.output
+    assert "Movie 1999" not in result.output and len(result.output) < 1500  # not the INSERT text echoed back
+
+
 def test_reading_a_store_that_was_never_loaded(tmp_path: Path) -> None:
     result = invoke("store", "stats", "--store", f"oxigraph:{tmp_path / 'empty'}")
     assert result.exit_code == 1 and "kgqa load" in result.output
@@ -220,7 +230,7 @@ def test_llm_status_reports_an_unreachable_endpoint() -> None:
     assert "127.0.0.1:9" in status["error"]
 
 
-def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path, endpoint) -> None:  # noqa: F811
+def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path, endpoint) -> None:
     state, url = endpoint
     store = f"oxigraph:{tmp_path / 'store'}"
     assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
@@ -242,7 +252,7 @@ def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path
     assert shown.exit_code == 0 and "Answer: Person B" in shown.output and "Evidence paths" in shown.output
 
 
-def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:  # noqa: F811
+def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:
     state, url = endpoint
     questions = tmp_path / "qa_dev_1hop.txt"
     questions.write_text("who directed [Movie A]\tPerson B\nwhat year was [Movie A] released\t1999\n")
@@ -262,7 +272,7 @@ def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoi
     assert json.loads(again.stdout.strip().splitlines()[-1]) == summary
 
 
-def test_eval_shards_run_apart_and_merge_into_one_report(tmp_path: Path, endpoint) -> None:  # noqa: F811
+def test_eval_shards_run_apart_and_merge_into_one_report(tmp_path: Path, endpoint) -> None:
     state, url = endpoint
     questions = tmp_path / "qa_dev_1hop.txt"
     questions.write_text("who directed [Movie A]\tPerson B\nwhat year was [Movie A] released\t1999\n"

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import yaml
 
-from tests.test_llm_client import endpoint  # noqa: F401 - a fixture
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,7 +36,7 @@ def test_dockerfile_copies_every_package() -> None:
         assert f"COPY {package} {package}" in dockerfile
 
 
-def test_langgraph_json_names_graphs_that_run_without_a_context(tmp_path, monkeypatch, endpoint) -> None:  # noqa: F811
+def test_langgraph_json_names_graphs_that_run_without_a_context(tmp_path, monkeypatch, endpoint) -> None:
     """LangGraph's server and Studio import these graphs and pass no context: they must open
     the store and the model from the settings themselves."""
     import importlib.util
@@ -48,7 +46,7 @@ def test_langgraph_json_names_graphs_that_run_without_a_context(tmp_path, monkey
 
     from kg_store import open_store
     from tests.pog_fixture import analysis, film_batch
-    from tests.test_llm_client import completion
+    from tests.scripted_endpoint import completion
 
     with open_store(f"oxigraph:{tmp_path / 'store'}") as store:
         store.write(film_batch())

@@ -3,11 +3,6 @@ the OpenAI-compatible client against a real local HTTP server speaking the proto
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,6 +12,7 @@ from agent.llm import FakeLLM, LLMError, LLMTimeout, LLMUnavailable, ModelNotFou
 from agent.llm.cache import CachedLLM
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.parsing import parse_reply
+from tests.scripted_endpoint import Endpoint, completion
 
 
 class Entities(BaseModel):
@@ -73,53 +69,7 @@ def test_cache_serves_identical_requests_and_persists(tmp_path: Path) -> None:
     assert reopened.usage.cache_hits == 1
 
 
-# ---- a local server speaking the OpenAI chat protocol ---------------------------------------
-class Endpoint:
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.script: list[tuple[int, dict]] = []
-        self.delay = 0.0  # seconds before each reply
-
-
-def completion(text: str, logprobs: list[tuple[str, float]] | None = None) -> dict:
-    choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-    if logprobs is not None:
-        choice["logprobs"] = {"content": [{"token": t, "logprob": lp, "bytes": None, "top_logprobs": []} for t, lp in logprobs]}
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}}
-
-
-@pytest.fixture
-def endpoint() -> Iterator[tuple[Endpoint, str]]:
-    state = Endpoint()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            state.requests.append(body)
-            time.sleep(state.delay)
-            status, payload = state.script.pop(0) if state.script else (500, {"error": {"message": "no script"}})
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if status == 429:
-                self.send_header("retry-after-ms", "10")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.handle_error = lambda request, address: None  # a client that gave up closed its socket
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+# ---- against a local server speaking the OpenAI chat protocol ------------------------------
 
 
 def test_completion_with_logprobs_and_usage(endpoint: tuple[Endpoint, str]) -> None:

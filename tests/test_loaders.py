@@ -117,6 +117,38 @@ def test_unknown_format_and_missing_file(tmp_path: Path) -> None:
         load_file(MemoryStore(), "metaqa", tmp_path / "nope.txt")
 
 
+BAD_LINES = {  # format: (a file whose second line cannot be stored, what the report says of it)
+    "metaqa": (["Movie A|directed_by|Person B", "Movie C\x01|directed_by|Person D", "Movie E|directed_by|Person F"],
+               "control character"),
+    "tsv": (["Movie A\tdirected_by\tPerson B", "X" * 3000 + "\tdirected_by\tPerson D",
+             "Movie E\tdirected_by\tPerson F"], "an id of 3,000 characters"),
+    "freebase-nt": ([f"<{NS}m.a> <{NS}film.film.genre> <{NS}m.b> .", f'<{NS}m.a> <{NS}type.object.name> "bad \\uD800 x"@en .',
+                     f"<{NS}m.c> <{NS}film.film.genre> <{NS}m.b> ."], "unpaired surrogate"),
+    "rog": (['{"graph": [["A", "r", "B"]]}', '{"graph": [["C\\u0007", "r", "D"]]}', '{"graph": [["E", "r", "F"]]}'],
+            "control character"),
+}
+
+
+@pytest.mark.parametrize("fmt", list(BAD_LINES))
+def test_a_line_that_cannot_be_stored_is_counted_and_its_batch_written(tmp_path: Path, fmt: str) -> None:
+    lines, said = BAD_LINES[fmt]
+    path = write(tmp_path / "kg.txt", lines)
+    store = open_store(f"oxigraph:{tmp_path / 'store'}")
+    report = load_file(store, fmt, path)
+    assert report.triples == 2 and report.malformed == 1  # both good facts written around the bad one
+    assert report.malformed_examples[0][0] == 2 and said in report.malformed_examples[0][1]
+    assert store.stats().triples == 2
+    with pytest.raises(MalformedInput, match=":2: "):
+        load_file(MemoryStore(), fmt, path, strict=True)
+
+
+def test_surrogate_pairs_escaped_in_n_triples_are_one_character(tmp_path: Path) -> None:
+    path = write(tmp_path / "fb.nt", [f'<{NS}m.a> <{NS}type.object.name> "smile \\uD83D\\uDE00"@en .'])
+    store = MemoryStore()
+    load_file(store, "freebase-nt", path)
+    assert store.search_entities("smile \U0001F600")[0].id == "m.a"
+
+
 def test_reload_into_oxigraph_adds_nothing(tmp_path: Path) -> None:
     path = write(tmp_path / "fb.nt", NT_LINES)
     store = open_store(f"oxigraph:{tmp_path / 'store'}")

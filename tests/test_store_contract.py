@@ -93,6 +93,14 @@ def test_search_exact_normalised_prefix_contains(store: GraphStore) -> None:
     assert store.search_entities("   ") == []
 
 
+def test_an_exact_name_beats_a_name_that_only_normalises_to_it(store: GraphStore) -> None:
+    # MetaQA tags films with actors' names in lower case: "Tom Hanks" the person is exact,
+    # the tag "tom hanks" only normalised, on every backend.
+    found = [(m.id, m.match, m.score) for m in store.search_entities("Tom Hanks")]
+    assert found[:2] == [("m.tom", "exact", 1.0), ("m.tag_tom", "normalized", 0.9)]
+    assert [(m.id, m.match) for m in store.search_entities("tom hanks")][:1] == [("m.tag_tom", "exact")]
+
+
 def test_search_exact_only(store: GraphStore) -> None:
     assert store.search_entities("robert zem", partial=False) == []
 

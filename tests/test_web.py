@@ -9,13 +9,14 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
 from agent.embeddings import Embedder
 from kgqa.web.app import create_app
-from tests.chat_fixture import film_chat
+from tests.chat_fixture import film_chat, film_chat_model
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,10 @@ def test_chat_streams_node_events_then_the_answer_and_follow_ups_resolve(client)
 
 def test_bad_requests_are_refused_clearly(client) -> None:
     assert client.post("/api/ask", json={"question": ""}).status_code == 422
+    control = client.post("/api/ask", json={"question": "who directed it", "topics": ["m.big\x07"]})
+    assert control.status_code == 422 and "control characters" in control.text
+    huge = client.post("/api/ask", json={"question": "who " * 2_500_000})  # 10 MB
+    assert huge.status_code == 422 and len(huge.content) < 2_000  # refused, not echoed back
     assert client.post("/api/chat", json={"message": "hi", "thread_id": "../../etc"}).status_code == 422
     assert client.get("/api/traces/no-such-trace").status_code == 404
     assert client.get("/api/traces/a.b").status_code == 422  # ids never become arbitrary file names
@@ -82,6 +87,11 @@ def test_the_openapi_schema_describes_the_api(client) -> None:
 
 @pytest.fixture(scope="module")
 def server_url(app) -> Iterator[str]:
+    yield from serving(app)
+
+
+def serving(app) -> Iterator[str]:
+    """The app on a free local port, in a thread, until the generator is closed."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -114,3 +124,41 @@ def test_the_page_answers_a_question_with_its_paths_and_shows_the_trace(server_u
     frame.locator("#reasoning-graph .n-topic").wait_for(timeout=10_000)
     assert "when was Big released?" in frame.locator("h1").inner_text()
     page.close()
+
+
+@pytest.fixture(scope="module")
+def slow_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    graph, context = film_chat(tmp_path_factory.mktemp("slow"), llm=film_chat_model(delay=0.5), embedder=Embedder())
+    yield from serving(create_app(graph, context))
+
+
+def test_clients_that_leave_mid_answer_do_not_keep_the_server(slow_server_url: str) -> None:
+    url = slow_server_url
+
+    def leave_after_the_first_event() -> None:
+        with httpx.stream("POST", f"{url}/api/chat", json={"message": "who directed Big"}, timeout=10) as stream:
+            next(stream.iter_lines())  # "event: thread": the turn has begun; then the client is gone
+
+    leavers = [threading.Thread(target=leave_after_the_first_event) for _ in range(4)]
+    for leaver in leavers:
+        leaver.start()
+    for leaver in leavers:
+        leaver.join(15)
+    # Before the fix, the first dropped stream held the slot for ever and this hung.
+    asked = httpx.post(f"{url}/api/ask", json={"question": "who directed Big"}, timeout=30)
+    assert asked.status_code == 200 and asked.json()["answers"] == ["Penny Marshall"]
+    chatted = httpx.post(f"{url}/api/chat", json={"message": "who directed Splash"}, timeout=30)
+    assert [kind for kind, _ in events(chatted)][-1] == "answer"
+
+
+def test_a_broken_model_endpoint_is_a_clear_answer_from_the_api(tmp_path, endpoint) -> None:
+    from agent.llm.openai_compat import OpenAICompatibleClient
+
+    state, url = endpoint
+    state.default = lambda request: "html"  # a proxy's page where the model should be
+    graph, context = film_chat(tmp_path, llm=OpenAICompatibleClient(url, "m", max_retries=0), embedder=Embedder())
+    client = TestClient(create_app(graph, context))
+    asked = client.post("/api/ask", json={"question": "who directed Big"})
+    assert asked.status_code == 503 and "not a chat completion" in asked.json()["detail"]
+    streamed = events(client.post("/api/chat", json={"message": "who directed Big"}))
+    assert streamed[-1][0] == "error" and "not a chat completion" in streamed[-1][1]["message"]

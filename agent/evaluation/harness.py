@@ -4,16 +4,19 @@ finishes (flushed), and resume from those lines on a rerun."""
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import json
+import os
 import random
 import re
 import statistics
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,12 +61,22 @@ def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
     }
 
 
+class NotResults(ValueError):
+    """A file given as results that is not a results file."""
+
+
 def read_rows(path: Path) -> dict[str, dict]:
     """A results file's rows by question id (plain or gzipped JSONL); a torn last line
     (crash mid-write) is skipped; none if the file does not exist."""
     rows: dict[str, dict] = {}
     if path.exists():
-        text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
+        try:
+            raw = path.read_bytes()
+            text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+        except IsADirectoryError as exc:
+            raise NotResults(f"{path} is a folder, not a results file (JSONL)") from exc
+        except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip's BadGzipFile is an OSError
+            raise NotResults(f"{path} is not a results file (JSONL, or gzipped JSONL): {exc}") from exc
         for line in text.splitlines():
             try:
                 row = json.loads(line)
@@ -74,11 +87,60 @@ def read_rows(path: Path) -> dict[str, dict]:
     return rows
 
 
+# Rows that failed for the endpoint's sake, not the question's: a rerun asks them again.
+# Before error types were recorded, a server error or a page that was no chat completion
+# was scored as a failed question: such rows are recognised by their message.
+RETRIED_ERRORS = (LLMTimeout.__name__, LLMUnavailable.__name__, ModelNotFound.__name__)
+_ENDPOINT_FAILURE = re.compile(r"^(LLMError: \S+ (answered HTTP 5\d\d|refused the API key|returned no choices)"
+                               r"|AttributeError: 'str' object has no attribute 'choices'|JSONDecodeError: )")
+
+
+def failed_for_the_endpoint(row: dict) -> bool:
+    error = str(row.get("error") or "")
+    return row.get("error_type") in RETRIED_ERRORS or error.startswith(RETRIED_ERRORS) \
+        or bool(_ENDPOINT_FAILURE.match(error))
+
+
 def read_finished(out_path: Path) -> dict[str, dict]:
-    """Rows already written, but for a question whose model request timed out (a rerun
-    tries it again)."""
-    return {k: row for k, row in read_rows(out_path).items()
-            if not str(row.get("error") or "").startswith(LLMTimeout.__name__)}
+    """Rows already written, but for questions that failed for the endpoint's sake (a
+    rerun asks them again)."""
+    return {k: row for k, row in read_rows(out_path).items() if not failed_for_the_endpoint(row)}
+
+
+def tidy_results(out_path: Path, keep: dict[str, dict]) -> None:
+    """Rewrite a results file to exactly one line per kept row, in file order, when it
+    holds anything else: a torn last line (a crash mid-write), a second row for an id,
+    rows to be asked again. Atomic: a crash here leaves the old file or the new one."""
+    if not out_path.exists():
+        return
+    lines = out_path.read_text("utf-8").splitlines(keepends=True)
+    if len(lines) == len(keep) and all(line.endswith("\n") for line in lines):
+        return
+    tidy = out_path.with_name(out_path.name + ".tidy")
+    with open(tidy, "w", encoding="utf-8") as out:
+        out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in keep.values())
+    os.replace(tidy, out_path)
+
+
+class ResultsInUse(Exception):
+    """Another process is writing the same results file."""
+
+
+@contextmanager
+def exclusive(out_path: Path) -> Iterator[None]:
+    """Hold a lock on a results file while a run writes it: two runs on one file would
+    answer every question twice and interleave their rows."""
+    lock_path = out_path.with_name(out_path.name + ".lock")
+    with open(lock_path, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ResultsInUse(f"{out_path} is being written by another run (kgqa eval on the same --out); "
+                               "wait for it, or give this one its own --out") from None
+        try:
+            yield
+        finally:
+            lock_path.unlink(missing_ok=True)
 
 
 def trace_file_name(question_id: str) -> str:
@@ -103,9 +165,15 @@ class EvalRun:
     def run(
         self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
     ) -> dict:
-        finished = read_finished(self.out_path)
-        todo = [q for q in questions if q.id not in finished]
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
+        with exclusive(self.out_path):
+            finished = read_finished(self.out_path)
+            tidy_results(self.out_path, finished)
+            self._answer([q for q in questions if q.id not in finished], gold, finished, on_row)
+        return self.summary([finished[q.id] for q in questions])
+
+    def _answer(self, todo: list[Question], gold: dict[str, Gold], finished: dict[str, dict],
+                on_row: Callable[[dict], None] | None) -> None:
         write_lock = threading.Lock()
         with open(self.out_path, "a", encoding="utf-8") as out, ThreadPoolExecutor(self.concurrency) as pool:
             futures = [pool.submit(self._one, q) for q in todo]
@@ -128,14 +196,13 @@ class EvalRun:
                 for future in futures:
                     future.cancel()
                 raise
-        return self.summary([finished[q.id] for q in questions])
 
     def _one(self, question: Question):
         started = time.perf_counter()
         with self.llm.track(log=self.trace_dir is not None) as usage:
             try:
                 result, error = self.pipeline.answer(question), None
-            except (LLMUnavailable, ModelNotFound):
+            except LLMUnavailable:
                 raise  # not this question's fault: every later one would fail too; a rerun resumes
             except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
                 result, error = PipelineResult([], ""), f"{type(exc).__name__}: {exc}"
@@ -161,6 +228,7 @@ class EvalRun:
             "completion_tokens": usage.completion_tokens, "seconds": round(seconds, 3),
             "llm_seconds": round(usage.seconds, 3),
             "raw_output": result.raw_output, "details": result.details, "error": error,
+            "error_type": error.partition(":")[0] if error else None,
             "trace": str(trace) if trace else None,
         }
 

@@ -23,7 +23,10 @@ class LLMError(Exception):
 
 
 class LLMUnavailable(LLMError):
-    """The endpoint cannot be reached, or kept failing after retries."""
+    """The endpoint cannot serve us: unreachable, server errors or rate limits after
+    retries, a refused key, or replies that are not chat completions (an HTML page from a
+    proxy, a body that is not JSON). Every later request would fail the same way, so a
+    batch run stops here (a rerun resumes) instead of scoring the failures as answers."""
 
 
 class LLMTimeout(LLMError):
@@ -32,7 +35,7 @@ class LLMTimeout(LLMError):
     keeps happening (the evaluation harness stops after consecutive ones)."""
 
 
-class ModelNotFound(LLMError):
+class ModelNotFound(LLMUnavailable):
     """The endpoint answers but does not serve the configured model."""
 
 

@@ -20,7 +20,8 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
             raise LLMError("KGQA_LLM_BASE_URL is set but KGQA_LLM_MODEL is not: name the model to use")
         client: LLMClient = OpenAICompatibleClient(
             settings.llm_base_url, settings.llm_model, api_key=settings.llm_api_key,
-            timeout=settings.llm_timeout, structured=settings.llm_structured or "json_schema",
+            timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
+            structured=settings.llm_structured or "json_schema",
         )
         with _cached(client, settings, settings.llm_base_url) as ready:
             yield ready

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any, Literal
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from agent.llm.base import LLMClient, LLMError, LLMReply, LLMTimeout, LLMUnavailable, Message, ModelNotFound
@@ -85,7 +86,7 @@ class OpenAICompatibleClient(LLMClient):
         logprobs: bool,
     ) -> LLMReply:
         if logprobs and not self.logprobs:
-            raise LLMError(f"{self.base_url} was started without token logprobs; the embedded model starts with "
+            raise LLMUnavailable(f"{self.base_url} was started without token logprobs; the embedded model starts with "
                            "them when GraphRAG-FI's integration is on in the settings (pog.fi.integrate or "
                            "triples.fi.integrate)")
         request = self._request(messages, temperature, max_tokens, schema, logprobs)
@@ -94,8 +95,9 @@ class OpenAICompatibleClient(LLMClient):
             response = self._client.chat.completions.create(**request)
         except openai.NotFoundError as exc:
             raise ModelNotFound(f"{self.base_url} does not serve model {self.model!r} ({exc.message})") from exc
-        except openai.AuthenticationError as exc:
-            raise LLMError(f"{self.base_url} refused the API key: {exc.message}") from exc
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise LLMUnavailable(f"{self.base_url} refused the API key (HTTP {exc.status_code}: {exc.message}); "
+                                 "set KGQA_LLM_API_KEY") from exc
         except openai.APITimeoutError as exc:  # before its base class, APIConnectionError
             raise LLMTimeout(f"{self.base_url} gave no reply within {self._client.timeout}s "
                              f"(after {self._client.max_retries} retries)") from exc
@@ -103,11 +105,20 @@ class OpenAICompatibleClient(LLMClient):
             raise LLMUnavailable(f"cannot reach the LLM endpoint {self.base_url}: {exc}") from exc
         except openai.RateLimitError as exc:
             raise LLMUnavailable(f"{self.base_url} kept rate-limiting after retries: {exc.message}") from exc
-        except openai.APIStatusError as exc:
+        except openai.InternalServerError as exc:  # 5xx, already retried with backoff
+            raise LLMUnavailable(f"{self.base_url} answered HTTP {exc.status_code} "
+                                 f"(after {self._client.max_retries} retries): {exc.message}") from exc
+        except openai.APIStatusError as exc:  # 4xx for this request (its prompt too long, say)
             raise LLMError(f"{self.base_url} answered HTTP {exc.status_code}: {exc.message}") from exc
+        except ValueError as exc:  # a body that says it is JSON and is not
+            raise LLMUnavailable(f"{self.base_url} answered with a body that is not JSON ({exc}): "
+                                 "is it an OpenAI-compatible endpoint?") from exc
         seconds = time.perf_counter() - started
-        if not response.choices:
-            raise LLMError(f"{self.base_url} returned no choices")
+        if not isinstance(response, ChatCompletion) or not response.choices:
+            # openai hands back a non-JSON body (a proxy's HTML page) as a plain string
+            shown = response if isinstance(response, str) else json.dumps(response.model_dump(), default=str)
+            raise LLMUnavailable(f"{self.base_url} answered with something that is not a chat completion: "
+                                 f"{shown[:120]!r}; is it an OpenAI-compatible endpoint (…/v1)?")
         choice = response.choices[0]
         token_logprobs = None
         if logprobs and choice.logprobs is not None and choice.logprobs.content:

@@ -4,6 +4,8 @@ typed errors turned into one clear line and an exit code, JSON output, progress 
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,8 +15,10 @@ from typing import Annotated, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from kg_store import GraphStore, StoreError, open_store
+from kg_store.base import redact_url
 from kgqa.settings import Settings
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -36,8 +40,13 @@ MemoryOpt = Annotated[Path | None, typer.Option("--path-memory", help="PoG: a pa
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
+    console.print(f"[bold red]error:[/] {escape(redact_url(message))}")
     return typer.Exit(code)
+
+
+def command_line() -> str:
+    """This command as typed, passwords in URLs hidden: for reports."""
+    return redact_url(" ".join(["kgqa", *(shlex.quote(a) for a in sys.argv[1:])]))
 
 
 def settings_from(store: str | None = None, llm: str | None = None) -> Settings:

@@ -31,6 +31,10 @@ def load(
         raise fail(f"no such file or folder: {path}", 2)
     with opened(settings) as target:
         report = load_with_progress(target, fmt, path, strict, () if keep_schema else settings.schema_prefixes)
+    if report.malformed and not report.records:
+        line, reason = report.malformed_examples[0]
+        raise fail(f"none of the {report.malformed:,} lines of {path} reads as {fmt} (line {line}: {reason}); "
+                   f"the format looks wrong: is it one of {', '.join(FORMATS)}?")
     if as_json:
         print_json(report.as_dict())
     else:
@@ -40,8 +44,12 @@ def load(
 def load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, prefixes: tuple[str, ...]) -> LoadReport:
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[facts]}"),
                TimeElapsedColumn(), TimeRemainingColumn())
+    try:
+        total = input_bytes(fmt, path)
+    except MalformedInput as exc:  # a folder without the format's files, say
+        raise fail(f"malformed input: {exc}", 2) from exc
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
-        task = progress.add_task(f"{fmt} {path.name}", total=input_bytes(fmt, path), facts="")
+        task = progress.add_task(f"{fmt} {path.name}", total=total, facts="")
 
         lines = ProgressLines()
 

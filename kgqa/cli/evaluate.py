@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +18,7 @@ from kgqa.cli.common import (
     StrategyOpt,
     WidthOpt,
     app,
+    command_line,
     console,
     fail,
     opened,
@@ -45,7 +45,7 @@ def eval_command(
     seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
     shard: Annotated[str | None, typer.Option(
         help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Questions in flight at once.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
     strategy: StrategyOpt = None,
@@ -71,7 +71,7 @@ def eval_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question set against a live store and score it; results stream to JSONL."""
-    from agent.evaluation.harness import EvalRun, read_finished, select
+    from agent.evaluation.harness import EvalRun, ResultsInUse, read_finished, select
     from agent.evaluation.report import write_report
     from agent.llm.base import LLMError
     from agent.llm.factory import open_llm
@@ -99,6 +99,8 @@ def eval_command(
     out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
     if out_path.suffix == ".gz":  # results are appended line by line; a gzipped copy is read only by `compare`
         raise fail(f"--out must be plain JSONL, not {out_path}: gunzip -k it and pass the .jsonl", 2)
+    if out_path.is_dir():
+        raise fail(f"--out is a folder: {out_path}; give a file, e.g. {out_path / 'results.jsonl'}", 2)
     with opened(settings, read_only=True) as target:
         try:
             with open_llm(settings) as llm:
@@ -108,9 +110,11 @@ def eval_command(
         except (LLMError, MalformedInput) as exc:
             raise fail(f"{exc}\nthe answers so far are saved in {out_path}; run the same command again to "
                        "continue") from exc
+        except ResultsInUse as exc:
+            raise fail(str(exc)) from exc
     chosen_ids = {q.id for q in chosen}
     rows = [r for r in read_finished(out_path).values() if r["id"] in chosen_ids]
-    report = write_report(rows, summary, out_path, " ".join(["kgqa", *sys.argv[1:]]))
+    report = write_report(rows, summary, out_path, command_line())
     console.print(f"results: {out_path}  report: {report}")
     if as_json:
         print(json.dumps(summary))
@@ -158,15 +162,10 @@ def compare_command(
 ) -> None:
     """Hits@1 of each run against BASE on the questions both answered, and the questions lost and won."""
     from agent.evaluation.compare import compare
-    from agent.evaluation.harness import read_rows
 
-    base_rows = read_rows(base)
-    if not base_rows:
-        raise fail(f"{base} holds no results", 2)
+    base_rows = _rows_of(base)
     for run in runs:
-        if not run.exists():
-            raise fail(f"{run} does not exist", 2)
-        result = {"run": str(run), **compare(base_rows, read_rows(run))}
+        result = {"run": str(run), **compare(base_rows, _rows_of(run))}
         if as_json:
             print(json.dumps(result))
         else:
@@ -182,14 +181,25 @@ def table_command(
 ) -> None:
     """A Markdown table of results files, every row re-scored under today's metrics: how
     the docs' figures are made from the files in results/."""
-    from agent.evaluation.harness import read_rows
     from agent.evaluation.report import TABLE_HEADER, table_row
 
     lines = [TABLE_HEADER]
     for run in runs:
         label, _, path = run.rpartition("=") if "=" in run else (Path(run).name, "", run)
-        rows = read_rows(Path(path))
-        if not rows:
-            raise fail(f"{path} holds no results", 2)
-        lines.append(table_row(label, list(rows.values())))
+        lines.append(table_row(label, list(_rows_of(Path(path)).values())))
     print("\n".join(lines))
+
+
+def _rows_of(path: Path) -> dict[str, dict]:
+    """A results file's rows, or a clear error for a missing, empty or foreign file."""
+    from agent.evaluation.harness import NotResults, read_rows
+
+    if not path.exists():
+        raise fail(f"{path} does not exist", 2)
+    try:
+        rows = read_rows(path)
+    except NotResults as exc:
+        raise fail(str(exc), 2) from exc
+    if not rows:
+        raise fail(f"{path} holds no results", 2)
+    return rows

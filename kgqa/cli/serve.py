@@ -20,6 +20,8 @@ from kgqa.cli.common import (
     with_pog_flags,
 )
 
+GRACE_S = 5
+
 
 @app.command()
 def serve(
@@ -43,4 +45,7 @@ def serve(
     # thread that starts it (see agent/llm/local.py).
     with agent_session(settings, demo) as (graph, context):
         console.print(f"kgqa serving {context.pog.store.display_url} on http://{host}:{port}/ (API: /docs)")
-        uvicorn.run(create_app(graph, context), host=host, port=port, log_level="warning")
+        # On SIGTERM, requests still waiting for the one answering slot get a few seconds,
+        # then the server stops anyway (turns run in daemon threads).
+        uvicorn.run(create_app(graph, context), host=host, port=port, log_level="warning",
+                    timeout_graceful_shutdown=GRACE_S)

@@ -32,7 +32,7 @@ def store_neighbors(
     store: StoreOpt = None,
     direction: Annotated[str, typer.Option(help="out, in or both.")] = "both",
     relation: Annotated[list[str] | None, typer.Option("--relation", "-r", help="Only these relations.")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many edges per entity and direction.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many edges per entity and direction.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Neighbours of entities (one batched query)."""
@@ -77,7 +77,7 @@ def print_neighborhood(hood: Neighborhood, names: dict[str, str | None]) -> None
 def store_search(
     text: Annotated[str, typer.Argument(help="A name to link, e.g. 'tom hanks'.")],
     store: StoreOpt = None,
-    limit: Annotated[int, typer.Option(help="Candidates to return.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, help="Candidates to return.")] = 10,
     as_json: JsonOpt = False,
 ) -> None:
     """Entity-linking candidates for a name: exact, normalised, prefix, substring."""

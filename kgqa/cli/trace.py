@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -24,13 +26,26 @@ def _load(path: Path):
         raise fail(str(exc), 2) from exc
 
 
+@contextmanager
+def _reading(*paths: Path) -> Iterator[None]:
+    """A trace that passed the shape check but holds a part of the wrong type (an edited
+    or foreign file) is one clear error, not a traceback."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        names = " or ".join(str(p) for p in paths)
+        raise fail(f"{names}: a part of the trace has a shape this kgqa does not read ({type(exc).__name__}: {exc})",
+                   2) from exc
+
+
 @trace_app.command("show")
 def show(path: TraceArg, prompts: Annotated[bool, typer.Option("--prompts", help="Print every prompt in full.")] = False,
          ) -> None:
     """The trace as a tree: answer, cost, topic entities, each node's changes, LLM calls."""
     from kgqa.traces.tree import trace_tree
 
-    out.print(trace_tree(_load(path), prompts=prompts))
+    with _reading(path):
+        out.print(trace_tree(_load(path), prompts=prompts))
 
 
 @trace_app.command("html")
@@ -39,8 +54,10 @@ def html(path: TraceArg,
     """One self-contained page: timeline, reasoning paths as a graph, expandable prompts."""
     from kgqa.traces.page import trace_page
 
+    with _reading(path):
+        page = trace_page(_load(path))
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(trace_page(_load(path)), encoding="utf-8")
+    output.write_text(page, encoding="utf-8")
     console.print(f"wrote {output}")
 
 
@@ -49,7 +66,8 @@ def diff(before: TraceArg, after: TraceArg, as_json: JsonOpt = False) -> None:
     """What changed between two runs of a question: answers, cost, nodes, paths, prompts."""
     from kgqa.traces.diff import diff_lines, trace_diff
 
-    difference = trace_diff(_load(before), _load(after))
+    with _reading(before, after):
+        difference = trace_diff(_load(before), _load(after))
     if as_json:
         print_json(difference)
         return

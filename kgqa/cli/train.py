@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from kg_store.base import redact_url
 from kgqa.cli.common import JsonOpt, ProgressLines, StoreOpt, app, console, fail, opened, out, print_json, settings_from
 from loaders.records import MalformedInput
 
@@ -103,7 +104,7 @@ def train_kg_scout(
     save_checkpoint(out_path, model, config, history, {
         "questions": [str(p) for p in questions], "format": fmt, "used": len(examples), "selected": len(chosen),
         "sample": sample, "seed": seed, "excluded_sample": exclude_sample, "excluded_seed": exclude_seed,
-        "store": settings.store_url if store is None else store})
+        "store": redact_url(settings.store_url if store is None else store)})
     report = {"out": str(out_path), "questions": len(chosen), "used": len(examples), "epochs": len(history),
               "best_validation_reward": max(h["validation_reward"] for h in history), "history": history}
     if as_json:

@@ -21,10 +21,18 @@ def load_trace(path: Path) -> Trace:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise TraceError(f"no such trace file: {path}") from exc
+    except IsADirectoryError as exc:
+        raise TraceError(f"{path} is a folder; give one of the trace files in it") from exc
+    except OSError as exc:
+        raise TraceError(f"cannot read {path}: {exc.strerror}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TraceError(f"{path} is not a trace: not JSON ({exc})") from exc
     if not isinstance(document, dict) or "question" not in document or "version" not in document:
         raise TraceError(f"{path} is not a trace: no version and question")
+    if not isinstance(document["version"], int) or not isinstance(document["question"], dict) \
+            or not isinstance(document["question"].get("text"), str) \
+            or not isinstance(document.get("agent") or {}, dict):
+        raise TraceError(f"{path} is not a trace: its version, question or agent part has the wrong shape")
     if document["version"] > TRACE_VERSION:
         raise TraceError(f"{path} is trace version {document['version']}; this kgqa reads up to {TRACE_VERSION}")
     return document

@@ -1,6 +1,8 @@
 """The HTTP API and page. One agent (store, model, embeddings) serves every request, one
 question at a time: the embedded model and the stores are not built for concurrent calls,
-and a queue is honest about that where parallel requests would only slow each other.
+and a queue is honest about that where parallel requests would only slow each other. A
+chat turn runs in a worker thread that stops at its next step when its client leaves, so
+an abandoned stream never keeps the slot.
 
     GET  /                      the chat page
     POST /api/ask               one question → answer, evidence paths, cost, trace id
@@ -12,31 +14,46 @@ and a queue is honest about that where parallel requests would only slow each ot
 
 from __future__ import annotations
 
+import asyncio
 import json
+import queue
 import re
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import HTMLResponse, StreamingResponse
-from pydantic import BaseModel, Field
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from pydantic import AfterValidator, BaseModel, Field
 
 from agent.chat.context import ChatContext
 from agent.chat.nodes import answer_question
 from agent.llm.base import LLMError
-from kg_store import StoreError
+from kg_store import InvalidId, StoreError
 from kgqa.traces import TraceError, load_trace
 from kgqa.traces.page import trace_page
 
 ID = re.compile(r"^[A-Za-z0-9_-]{1,140}$")  # thread and trace ids: also file names
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+SLOT_WAIT_S = 0.2  # how often a waiting turn looks whether its client is still there
+
+
+def _entity_id(value: str) -> str:
+    if CONTROL.search(value):
+        raise ValueError("an entity id holds no control characters")
+    return value
+
+
+EntityId = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(_entity_id)]
 
 
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
-    topics: list[str] = Field(default_factory=list, description="Topic entity ids; default: linked from the text.")
+    topics: list[EntityId] = Field(default_factory=list, max_length=20,
+                                   description="Topic entity ids; default: linked from the text.")
 
 
 class ChatRequest(BaseModel):
@@ -83,6 +100,12 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
     app = FastAPI(title="kgqa", summary="Question answering over knowledge graphs: the Paths-over-Graph agent.")
     busy = threading.Lock()
 
+    @app.exception_handler(RequestValidationError)
+    async def refused(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI echoes each bad input back: a 10 MB question would come back whole.
+        errors = [{"loc": e.get("loc"), "msg": e.get("msg"), "type": e.get("type")} for e in exc.errors()]
+        return JSONResponse({"detail": errors}, status_code=422)
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> str:
         return (resources.files("kgqa") / "web" / "index.html").read_text(encoding="utf-8")
@@ -97,6 +120,8 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
             try:
                 turn = answer_question(context, request.question.strip(),
                                        [{"id": t, "name": t} for t in request.topics])
+            except InvalidId as exc:
+                raise HTTPException(422, str(exc)) from exc
             except (LLMError, StoreError) as exc:
                 raise HTTPException(503, str(exc)) from exc
         return {**turn, "question": turn["resolved"]}
@@ -108,22 +133,52 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
         return StreamingResponse(_chat_events(thread, request.message.strip()), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
 
-    def _chat_events(thread: str, message: str) -> Iterator[str]:
-        config = {"configurable": {"thread_id": thread}}
+    async def _chat_events(thread: str, message: str) -> AsyncIterator[str]:
         yield _sse("thread", {"thread_id": thread})
-        with busy:
-            try:
-                for mode, chunk in chat_graph.stream({"message": message}, config, context=context,
-                                                     stream_mode=["updates", "custom"]):
-                    if mode == "custom":
-                        yield _sse("node", chunk)
-                    elif "resolve_turn" in chunk:
-                        resolved = chunk["resolve_turn"]
-                        yield _sse("resolved", {"question": resolved["resolved"], "referent": resolved["referent"]})
-                turn = chat_graph.get_state(config).values["turns"][-1]
-                yield _sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread})
-            except (LLMError, StoreError) as exc:  # the stream has begun: report in it rather than cut it
-                yield _sse("error", {"message": str(exc)})
+        events: queue.Queue[str | None] = queue.Queue()
+        left = threading.Event()  # the client went away
+        worker = threading.Thread(target=_chat_turn, args=(thread, message, events.put, left), daemon=True,
+                                  name=f"kgqa-chat-{thread}")
+        worker.start()
+        try:
+            while True:
+                try:
+                    event = events.get_nowait()
+                except queue.Empty:
+                    await asyncio.sleep(0.05)  # where a dropped connection cancels this stream
+                    continue
+                if event is None:
+                    return
+                yield event
+        finally:
+            left.set()
+
+    def _chat_turn(thread: str, message: str, emit: Callable[[str | None], None], left: threading.Event) -> None:
+        """One chat turn, in its own thread; it stops at the next step once `left` is set."""
+        config = {"configurable": {"thread_id": thread}}
+        while not busy.acquire(timeout=SLOT_WAIT_S):
+            if left.is_set():
+                emit(None)
+                return
+        try:
+            for mode, chunk in chat_graph.stream({"message": message}, config, context=context,
+                                                 stream_mode=["updates", "custom"]):
+                if left.is_set():
+                    return
+                if mode == "custom":
+                    emit(_sse("node", chunk))
+                elif "resolve_turn" in chunk:
+                    resolved = chunk["resolve_turn"]
+                    emit(_sse("resolved", {"question": resolved["resolved"], "referent": resolved["referent"]}))
+            turn = chat_graph.get_state(config).values["turns"][-1]
+            emit(_sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread}))
+        except (LLMError, StoreError) as exc:  # the stream has begun: report in it rather than cut it
+            emit(_sse("error", {"message": str(exc)}))
+        except Exception as exc:  # noqa: BLE001 - a stream must end with an event, never just stop
+            emit(_sse("error", {"message": f"internal error: {type(exc).__name__}: {exc}"}))
+        finally:
+            busy.release()
+            emit(None)
 
     @app.get("/api/threads/{thread_id}", response_model=Thread)
     def thread(thread_id: str) -> dict:
