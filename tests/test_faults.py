@@ -184,15 +184,17 @@ def test_eval_usage_errors_are_one_line(tmp_path: Path) -> None:
     assert folder.exit_code == 2 and "--out is a folder" in folder.output
 
 
-@pytest.mark.parametrize("fault, told", [("html", "not a chat completion"), ((500, ERROR), "HTTP 500")])
+@pytest.mark.parametrize("fault, told", [*ENDPOINT_FAULTS, ("hang", "no reply within")],
+                         ids=[str(f[0]) for f in ENDPOINT_FAULTS] + ["hang"])
 def test_ask_says_what_the_endpoint_did(endpoint: tuple[Endpoint, str], tmp_path: Path, fault, told: str) -> None:
     state, url = endpoint
     kb = tmp_path / "kb.txt"
     kb.write_text("Movie A|directed_by|Person B\n")
     store = f"oxigraph:{tmp_path / 'store'}"
     assert runner.invoke(app, ["load", "-f", "metaqa", str(kb), "--store", store]).exit_code == 0
-    state.default = lambda request: fault
-    result = runner.invoke(app, ["ask", "who directed Movie A", "--store", store], env=env_for(url, tmp_path))
+    state.default, state.hang_seconds = (lambda request: fault), 2.0
+    result = runner.invoke(app, ["ask", "who directed Movie A", "--store", store],
+                           env=env_for(url, tmp_path, KGQA_LLM_TIMEOUT="0.5"))
     assert result.exit_code == 1 and told in said(result)
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
