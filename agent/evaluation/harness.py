@@ -131,16 +131,24 @@ def exclusive(out_path: Path) -> Iterator[None]:
     """Hold a lock on a results file while a run writes it: two runs on one file would
     answer every question twice and interleave their rows."""
     lock_path = out_path.with_name(out_path.name + ".lock")
-    with open(lock_path, "w") as lock:
+    while True:
+        lock = open(lock_path, "w")  # noqa: SIM115 - held open for the whole run
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            lock.close()
             raise ResultsInUse(f"{out_path} is being written by another run (kgqa eval on the same --out); "
                                "wait for it, or give this one its own --out") from None
-        try:
-            yield
-        finally:
-            lock_path.unlink(missing_ok=True)
+        # The run before may have removed the file between our open and our lock: then
+        # the lock is on a file no one else will see; take the one at the path.
+        if lock_path.exists() and os.fstat(lock.fileno()).st_ino == lock_path.stat().st_ino:
+            break
+        lock.close()
+    try:
+        yield
+    finally:
+        lock_path.unlink(missing_ok=True)
+        lock.close()
 
 
 def trace_file_name(question_id: str) -> str:
