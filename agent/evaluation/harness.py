@@ -52,13 +52,8 @@ def select(questions: QuestionSet, *, limit: int | None = None, sample: int | No
 
 def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
     answers = list(gold.answers)
-    return {
-        "hits1": metrics.hits_at_1(result.predictions, answers),
-        "hit": metrics.hit(result.predictions, answers),
-        "f1": metrics.f1(result.predictions, answers),
-        "coverage": None if result.retrieved is None else metrics.covered(result.retrieved, answers),
-        "lenient_em": metrics.lenient_match(result.raw_output, answers),
-    }
+    coverage = None if result.retrieved is None else metrics.covered(result.retrieved, answers)
+    return {**metrics.answer_scores(result.predictions, answers, result.raw_output), "coverage": coverage}
 
 
 class NotResults(ValueError):

@@ -74,3 +74,10 @@ def lenient_match(raw_output: str, golds: Iterable[str]) -> float:
     appears anywhere in the model's whole output, reasoning included, even inside a word."""
     output = normalize(raw_output)
     return float(any(normalize(g) and normalize(g) in output for g in golds))
+
+
+def answer_scores(predictions: Sequence[str], golds: Sequence[str], raw_output: str) -> dict[str, float]:
+    """Every metric that needs only the answer: what a results row stores, and what
+    `kgqa table` recomputes from a stored row."""
+    return {"hits1": hits_at_1(predictions, golds), "hit": hit(predictions, golds), "f1": f1(predictions, golds),
+            "lenient_em": lenient_match(raw_output, golds)}

@@ -7,6 +7,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from agent.evaluation.metrics import answer_scores
+
 GROUP_KEYS = ("hops", "compositionality_type", "function", "level")
 
 
@@ -99,15 +101,8 @@ def rescored(rows: list[dict]) -> list[dict]:
     under today's metrics (files written before a metric changed stay comparable). The
     lenient figure is recomputed from `raw_output`; coverage needs the retrieved
     entities, which rows do not keep, so it stays as written."""
-    from agent.evaluation import metrics
-
-    fresh = []
-    for row in rows:
-        predictions, gold = row.get("prediction") or [], row.get("gold") or []
-        fresh.append({**row, "hits1": metrics.hits_at_1(predictions, gold), "hit": metrics.hit(predictions, gold),
-                      "f1": metrics.f1(predictions, gold),
-                      "lenient_em": metrics.lenient_match(row.get("raw_output") or "", gold)})
-    return fresh
+    return [{**row, **answer_scores(row.get("prediction") or [], row.get("gold") or [], row.get("raw_output") or "")}
+            for row in rows]
 
 
 TABLE_HEADER = ("| run | n | Hits@1 | Hit | F1 | coverage | lenient | LLM calls | prompt tok | completion tok "

@@ -102,7 +102,13 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
 def _says_nothing(said: list[str], question: str) -> bool:
     """Whether every name the model gave is already in the question (or it gave none)."""
     asked = f" {normalize(question)} "
-    return all(f" {normalize(name)} " in asked for name in said)
+    return all(_named_in(asked, name) for name in said)
+
+
+def _named_in(asked: str, name: str | None) -> bool:
+    """Whether a question (normalised, padded with spaces) names `name`, whole words."""
+    said = normalize(name or "")
+    return bool(said) and f" {said} " in asked
 
 
 def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
@@ -178,8 +184,7 @@ def answer_names(state: PoGState) -> dict[str, str | None]:
     names = dict(state.get("names") or {})
     asked = f" {normalize(state['question'])} "
     for entity, name in names.items():
-        said = normalize(name or "")
-        if said and f" {said} " in asked:
+        if _named_in(asked, name):
             names[entity] = None
     return {**names, **{t.id: None for t in state.get("topics") or []}}
 

@@ -59,7 +59,6 @@ class SynthesisOptions:
     min_seeds: int = 2  # and how many at least: one entity's oddity is no pattern
     max_per_depth: int = 400  # sequences kept per depth, most supported first
     limit_per_entity: int = 100  # hub cap while walking
-    examples: int = 3  # example entities shown to the LLM per relation side
 
 
 @dataclass
@@ -409,9 +408,9 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
                 keep(item.record())
             keep({"record": "discovered"})
         relations = _relations_with_examples(sequences)
-        for done, (hop, (heads, tails)) in enumerate(relations.items(), 1):
+        for done, (hop, (head, tail)) in enumerate(relations.items(), 1):
             if hop not in descriptions:
-                descriptions[hop] = describe(llm, hop, heads[0], tails[0])
+                descriptions[hop] = describe(llm, hop, head, tail)
                 keep({"record": "description", **descriptions[hop].model_dump()})
             if on_step:
                 on_step("describing relations", done, len(relations))
@@ -440,32 +439,28 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
         llm_calls=usage.calls, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
 
 
-def _facts_of(kind: Kind, relations: dict[Hop, tuple[list[str], list[str]]], limit: int = 3) -> list[str]:
+def _facts_of(kind: Kind, relations: dict[Hop, tuple[str, str]], limit: int = 3) -> list[str]:
     """Example facts in which the kind's entities take part, for naming it."""
     facts = []
-    for hop, (heads, tails) in relations.items():
+    for hop, (head, tail) in relations.items():
         if (hop[0][0], True) in kind.sides or (hop[-1][0], False) in kind.sides:
-            facts.append(f"{heads[0]} | {_words(hop)} | {tails[0]}")
+            facts.append(f"{head} | {_words(hop)} | {tail}")
         if len(facts) == limit:
             break
     return facts
 
 
-def _relations_with_examples(sequences: Sequence[FoundSequence]) -> dict[Hop, tuple[list[str], list[str]]]:
-    """Every relation the sequences use (as written, head to tail), with example head and
-    tail names from the sequences' instances."""
-    found: dict[Hop, tuple[list[str], list[str]]] = {}
+def _relations_with_examples(sequences: Sequence[FoundSequence]) -> dict[Hop, tuple[str, str]]:
+    """Every relation the sequences use (as written, head to tail), with the head and tail
+    names of its first instance among the sequences'."""
+    found: dict[Hop, tuple[str, str]] = {}
     for sequence in sequences:
         if len(sequence.example) != len(sequence.hops) + 1:  # an instance through an unnamed entity
             continue
         for index, hop in enumerate(sequence.hops):
             written, backwards = forward(hop)
             near, far = sequence.example[index], sequence.example[index + 1]
-            head, tail = (far, near) if backwards else (near, far)
-            heads, tails = found.setdefault(written, ([], []))
-            if head not in heads and tail not in tails:
-                heads.append(head)
-                tails.append(tail)
+            found.setdefault(written, (far, near) if backwards else (near, far))
     return found
 
 
