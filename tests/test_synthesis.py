@@ -84,11 +84,17 @@ def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() ->
     written = questions_for(sequence, descriptions, nouns)
     assert "Who directed the movies X starred in" in written
     assert "Who directed the movies whose actor is X" in written
+    assert "Who directed the movies starred by X" in written  # a reverse hop read as its participle too
     assert "Who directed the movies the person X starred in" in written  # the topic with its kind
     assert all("X" in text and "Tom Hanks" not in text for text in written)
     co_actors = FoundSequence((("starred_actors", False), ("starred_actors", True)),
                               ((("starred_actors", False),), (("starred_actors", True),)), 1.0, ("A", "Big", "B"))
     assert "who starred in the same movies as X" in questions_for(co_actors, descriptions, nouns)
+    # a relation walked there and back is asked both as sharing and nested ("the director of X also directed")
+    same_director = FoundSequence((("directed_by", True), ("directed_by", False)),
+                                  ((("directed_by", True),), (("directed_by", False),)), 1.0, ("Big", "P", "Cocoon"))
+    assert {"which movies share the director with X", "the director of X also directed which movies",
+            "what are the movies directed by the director of X"} <= set(questions_for(same_director, descriptions, nouns))
 
 
 def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_path: Path) -> None:
@@ -128,3 +134,20 @@ def test_a_synthesised_memory_ranks_the_asked_relation_first(tmp_path: Path) -> 
     directed = memory.prior(embedder.encode(["who directed the movies X starred in"])[0], first_steps=person_steps)
     assert tuple(map(tuple, directed[0].steps)) == DIRECTORS_OF_FILMS
     assert sum(p.weight for p in directed) == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_synthesised_memory_reads_only_the_sequences_the_topic_has(tmp_path: Path) -> None:
+    store, out = film_store(), tmp_path / "memory.jsonl"
+    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    embedder = Embedder()
+    memory = PathMemory(read_entries(out), embedder)
+    reachable = memory.reachable(NeighborCache(store), ["Tom Hanks"], depth=2, max_frontier=100)
+    assert ACTED_IN in reachable and DIRECTORS_OF_FILMS in reachable
+    assert (("directed_by", True),) not in reachable  # a film's relation: Tom Hanks directed nothing here
+    question = "what genres do the movies X starred in have"
+    genres = memory.prior(embedder.encode([question])[0], question=question, reachable=reachable)
+    assert tuple(map(tuple, genres[0].steps)) == (("starred_actors", False), ("has_genre", True))
+    # what the topic cannot walk is never proposed, however well its questions match
+    without = reachable - {(("starred_actors", False), ("has_genre", True))}
+    assert all(tuple(map(tuple, p.steps)) in without
+               for p in memory.prior(embedder.encode([question])[0], question=question, reachable=without))

@@ -43,9 +43,11 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         masked = mask_question(question, [t.name or t.id for t in topics])
         edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
         first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
+        reachable = ctx.memory.reachable(ctx.neighbours, [t.id for t in topics], depth=config.max_depth,
+                                         max_frontier=config.max_frontier) if ctx.memory.synthetic else None
         prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
                                  exclude_group=state.get("question_group"), k=config.memory_k,
-                                 first_steps=first_steps)
+                                 first_steps=first_steps, question=masked, reachable=reachable)
     # A synthesised memory's best guess at the depth beats the small model's (measured on
     # MetaQA dev: the model says 1 hop for 26 of 200 one-hop questions), even when unsure.
     confidence = 0.0 if ctx.memory is not None and ctx.memory.synthetic else config.memory_confidence

@@ -32,13 +32,25 @@ from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.pog.paths import named_depth
 from agent.pog.state import PriorChain, StepTuple
-from kg_store.paths import NeighborCache, explore, join_topics
+from kg_store.paths import NeighborCache, PathGroup, explore, join_topics
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
 
 MASK = "X"
-# How sharply a synthesised memory's similarities become shares (see PathMemory._best_matches).
+# How a synthesised memory is read (PathMemory._best_matches), set on MetaQA dev by how
+# often the best path is the labelled one: how sharply scores become shares; how much the
+# share of the question's words that a written question covers adds; what each hop
+# beyond the first costs (a longer path's written questions contain the shorter ones').
 SYNTHETIC_TEMPERATURE = 0.01
+SYNTHETIC_WORD_WEIGHT = 0.3
+SYNTHETIC_HOP_PENALTY = 0.02
+# Words that say nothing about a relation: left out of the word coverage.
+_FUNCTION_WORDS = frozenset({
+    "what", "which", "who", "whom", "whose", "where", "when", "how", "is", "are", "was", "were", "the", "a",
+    "an", "of", "in", "on", "at", "to", "for", "by", "with", "as", "x", "did", "does", "do", "have", "has",
+    "had", "their", "that", "this", "these", "those", "and", "or", "be", "been", "it", "its", "there",
+    "also", "same", "share", "shares",
+})
 ChainKey = tuple[StepTuple, ...]
 
 
@@ -87,9 +99,17 @@ class PathMemory:
                     self.groups.setdefault(entry.group, []).append(entry.question_id)
                 for chain in chains:
                     self.depths.setdefault(chain, entry.depth)
+        # every sequence and each of its beginnings: a walk that leaves them reaches nothing known
+        self.prefixes = {chain[:n] for chain in self.depths for n in range(1, len(chain) + 1)}
         self.texts = list(answered)
         self.answered = [answered[t] for t in self.texts]
         self.vectors = embedder.encode(self.texts) if self.texts else np.zeros((0, 1))
+        self.embedder = embedder
+        if self.synthetic:  # each written question's content words, as rows of one word matrix
+            vocabulary = sorted({w for t in self.texts for w in content_words(t)})
+            row = {w: i for i, w in enumerate(vocabulary)}
+            self.word_rows = [[row[w] for w in content_words(t)] for t in self.texts]
+            self.word_vectors = embedder.encode(vocabulary) if vocabulary else np.zeros((0, 1))
 
     def __len__(self) -> int:
         return len(self.owner)
@@ -99,7 +119,8 @@ class PathMemory:
         return cls(read_entries(path), embedder)
 
     def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
-              k: int = 10, first_steps: Collection[StepTuple] | None = None) -> list[PriorChain]:
+              k: int = 10, first_steps: Collection[StepTuple] | None = None, question: str = "",
+              reachable: Collection[ChainKey] | None = None) -> list[PriorChain]:
         """Relation sequences with their support among the `k` remembered questions
         nearest the question (nearest texts first, each with as many of its questions as
         the budget leaves), weighted by similarity: a support of 1 means every one of
@@ -109,12 +130,15 @@ class PathMemory:
         only through sequences that start with one of them ("which movies did X direct"
         says nothing about X = a film, which no `directed_by` edge points into), so the
         nearest questions that apply decide. The question `exclude_id` and every question
-        of `exclude_group` do not count (leave-one-group-out)."""
+        of `exclude_group` do not count (leave-one-group-out).
+
+        A synthesised memory reads `question` (the masked text) as well, and only the
+        sequences in `reachable` (those the topic entities have) when it is given."""
         if not self.texts:
             return []
         allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
         if self.synthetic:  # no question stands behind an entry: nothing to leave out
-            return self._best_matches(question_vector, allowed)
+            return self._best_matches(question_vector, question, allowed, reachable)
         left_out = self._left_out(exclude_id, exclude_group)
         similarity = self.vectors @ question_vector
         support: dict[ChainKey, float] = {}
@@ -143,6 +167,17 @@ class PathMemory:
         return [PriorChain(steps=list(key), weight=round(w / weight_total, 4), depth=self.depths[key])
                 for key, w in ranked if w > 0]
 
+    def reachable(self, neighbours: NeighborCache, seeds: list[str], *, depth: int,
+                  max_frontier: int) -> set[ChainKey]:
+        """The sequences of this memory that the topic entities `seeds` have, ending at a
+        named entity: a synthesised memory is written for every kind of entity, and most
+        of its sequences lead nowhere from a given topic. Only the memory's own
+        beginnings are walked, so a hub costs what the memory knows, not what it has."""
+        exploration = explore(neighbours, seeds, depth=depth, max_frontier=max_frontier,
+                              beam=lambda groups, _: [g for g in groups if _chain_of(g) in self.prefixes])
+        names = exploration.names
+        return {_chain_of(g) for g in exploration.groups if any(names.get(e) for e in g.hops[-1])}
+
     def _left_out(self, question_id: str | None, group: str | None) -> dict[str, Counter[frozenset[ChainKey]]]:
         """What the left-out questions contributed to each text: the question itself and
         its group's other questions."""
@@ -153,21 +188,38 @@ class PathMemory:
             removed.setdefault(text, Counter())[chains] += 1
         return removed
 
-    def _best_matches(self, question_vector: np.ndarray, allowed: set[StepTuple] | None) -> list[PriorChain]:
+    def _best_matches(self, question_vector: np.ndarray, question: str, allowed: set[StepTuple] | None,
+                      reachable: Collection[ChainKey] | None) -> list[PriorChain]:
         """A synthesised memory's prior: each sequence scores its best-matching written
-        question, and the scores become shares by a sharp softmax. Voting by the k
-        nearest texts, as for questions people asked, does not work here: every
-        sequence has several written questions and their similarities to a real question
-        are close together (0.85-0.95), so k neighbours spread the vote over many."""
-        similarity = self.vectors @ question_vector
+        question, less a cost per hop, and the scores become shares by a sharp softmax.
+        A written question's match is its embedding similarity to the question plus the
+        share of the question's content words it covers (each word's best cosine to its
+        words): sentence embeddings hardly see the one word that asks for a third hop
+        ("what *genres* are the movies starred by actors in X").
+
+        Voting by the k nearest texts, as for questions people asked, does not work here:
+        every sequence has several written questions and their similarities to a real
+        question are close together (0.85-0.95), so k neighbours spread the vote."""
+        def applies(chain: ChainKey) -> bool:
+            return (allowed is None or chain[0] in allowed) and (reachable is None or chain in reachable)
+
+        candidates = [i for i, answered in enumerate(self.answered) if any(applies(c) for cs in answered for c in cs)]
+        if not candidates:
+            return []
+        similarity = self.vectors[candidates] @ question_vector
+        asked = content_words(question)
+        if asked:  # question words x vocabulary: each question word's cosine to each written word
+            word_similarity = self.embedder.encode(asked) @ self.word_vectors.T
+            similarity += SYNTHETIC_WORD_WEIGHT * np.array(
+                [word_similarity[:, self.word_rows[i]].max(axis=1).mean() if self.word_rows[i] else 0.0
+                 for i in candidates])
         best: dict[ChainKey, float] = {}
-        for index in np.argsort(-similarity, kind="stable"):
+        for index, score in zip(candidates, similarity, strict=True):
             for chains in self.answered[index]:
                 for chain in chains:
-                    if chain not in best and (allowed is None or chain[0] in allowed):
-                        best[chain] = float(similarity[index])
-        if not best:
-            return []
+                    scored = float(score) - SYNTHETIC_HOP_PENALTY * (self.depths[chain] - 1)
+                    if applies(chain) and scored > best.get(chain, -math.inf):
+                        best[chain] = scored
         top = max(best.values())
         shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
         total = sum(shares.values())
@@ -176,8 +228,17 @@ class PathMemory:
                 for key, w in ranked if w / total >= 1e-4]
 
 
+def content_words(text: str) -> list[str]:
+    """The words of `text` that can name a relation or a kind, in order, once each."""
+    return list(dict.fromkeys(w for w in re.findall(r"[a-z]+", text.lower()) if w not in _FUNCTION_WORDS))
+
+
 def _key(path: list[StepTuple]) -> ChainKey:
     return tuple((r, bool(f)) for r, f in path)
+
+
+def _chain_of(group: PathGroup) -> ChainKey:
+    return tuple((s.relation, s.forward) for s in group.chain)
 
 
 def read_entries(path: Path) -> list[MemoryEntry]:

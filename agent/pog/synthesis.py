@@ -47,6 +47,7 @@ from prompts import render_chat
 Hop = tuple[StepTuple, ...]  # one named hop: a relation, or two through an unnamed (CVT) node
 Chain = tuple[StepTuple, ...]
 SLOT = "{}"  # where a description's known entity goes
+_MAX_PHRASES = 4  # natural phrases kept for the entities after each hop (they nest: at most 4 per depth)
 
 
 @dataclass
@@ -304,15 +305,18 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
                     nouns: dict[StepTuple, str]) -> list[str]:
     """Several questions asking for the end of `sequence` from its start, written X: the
     hops nested into noun phrases, in two styles (the LLM's own words where it wrote
-    them: "the movies X starred in"; and "the movies whose actor is X"), the last hop
-    asked as a question about the phrase before it, and a plain relation-name template.
-    `nouns`: what the entities that start each relation side are ("movies")."""
-    natural = formal = plain = topic
+    them: "the movies X starred in", "the movies directed by X"; and "the movies whose
+    actor is X"), the last hop asked as a question about the phrase before it, and a
+    plain relation-name template. A relation walked there and back is also asked as
+    sharing ("the movies that share directors with X", "the director of X also directed
+    which movies"). `nouns`: what the entities that start each relation side are."""
+    natural: list[str] = [topic]  # the natural phrases for the entities reached so far
+    formal = plain = topic
     asked: list[str] = []
     previous: tuple[Hop, bool] | None = None
-    shared_from = before = topic  # the phrase before the previous hop: where a "same relation" pair starts
+    before: list[str] = [topic]  # the phrases before the previous hop: where a "same relation" pair starts
     for hop in sequence.hops:
-        shared_from, before = before, natural
+        shared_from, before = before[0], natural
         written, backwards = forward(hop)
         described = descriptions.get(written) or template_description(written)
         words, noun = _words(written), _singular(described.noun)
@@ -321,28 +325,51 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         verb = _subject_verb(described.question)
         there_and_back = previous is not None and previous[0] == written and previous[1] != backwards
         if backwards:  # the answer is the relation's head: "the movies X starred in"
-            asked = [f"which {head_kind} is {natural} the {noun} of", f"which {head_kind} have {formal} as their {noun}",
-                     f"which {head_kind} {words} {formal}"]
-            if verb:
-                asked.insert(0, f"which {head_kind} did {natural} {verb}")
-            natural = f"the {head_kind} {natural} {verb}" if verb else f"the {head_kind} whose {noun} is {natural}"
+            participle = _participle(words, verb)
+            asked = [f"which {head_kind} have {formal} as their {noun}", f"which {head_kind} {words} {formal}"]
+            phrases = []
+            for phrase in natural:
+                asked += [f"which {head_kind} did {phrase} {verb}"] if verb else []
+                asked += [f"which {head_kind} is {phrase} the {noun} of"]
+                phrases += [f"the {head_kind} {phrase} {verb}"] if verb else []
+                phrases += [f"the {head_kind} {participle} {phrase}"] if participle else []
+            if there_and_back and verb:  # "the director of X also directed which movies"
+                asked += [f"{natural[0]} also {verb} which {head_kind}", f"what other {head_kind} did {natural[0]} {verb}"]
+            natural = phrases or [f"the {head_kind} whose {noun} is {natural[0]}"]
             formal = f"the {head_kind} whose {noun} is {formal}"
             plain = f"what has {words} {plain}"
+            if there_and_back:  # "the movies that share actors with X"
+                natural.append(f"the {head_kind} that share {noun}s with {shared_from}")
+                asked += [f"which {head_kind} share the {noun} with {shared_from}",
+                          f"which {head_kind} have the same {noun} as {shared_from}"]
         else:
-            asked = [described.question.replace(SLOT, natural), described.question.replace(SLOT, formal)]
-            natural = described.phrase.replace(SLOT, natural)
+            who = "who" if described.question.lower().startswith("who") else "what"
+            asked = [described.question.replace(SLOT, formal)]
+            for phrase in natural:
+                asked += [described.question.replace(SLOT, phrase), f"{who} is {described.phrase.replace(SLOT, phrase)}"]
+            natural = [described.phrase.replace(SLOT, phrase) for phrase in natural]
             formal = described.phrase.replace(SLOT, formal)
             plain = f"the {words} of {plain}"
-        if there_and_back:  # r then back along r: what shares the middle with the start
-            if backwards:  # "the movies that share actors with X"
-                natural = f"the {head_kind} that share {noun}s with {shared_from}"
-                asked = [f"which {head_kind} share the {noun} with {shared_from}",
-                         f"which {head_kind} have the same {noun} as {shared_from}", f"what are {natural}"]
-            else:  # "the people who starred in movies with X"
-                natural = f"the {tail_kind} who {verb or 'share'} {head_kind} with {shared_from}"
-                asked = [f"who {verb or 'shares'} the same {head_kind} as {shared_from}", f"what are {natural}"]
+            if there_and_back:  # "the people who starred in movies with X", "the co-writers of X"
+                natural.append(f"the {tail_kind} who {verb or 'share'} {head_kind} with {shared_from}")
+                asked += [f"who {verb or 'shares'} the same {head_kind} as {shared_from}",
+                          f"who {verb or 'shares'} {head_kind} together with {shared_from}",
+                          f"who are the co-{noun}s of {shared_from}"]
+                asked += [f"who co-{verb} {head_kind} with {shared_from}"] if verb else []
+        natural = list(dict.fromkeys(natural))[:_MAX_PHRASES]
         previous = (written, backwards)
-    return list(dict.fromkeys([*asked, f"what are {natural}", f"what are {formal}", plain]))
+    return list(dict.fromkeys([*asked, *(f"what are {phrase}" for phrase in natural), f"what are {formal}", plain]))
+
+
+def _participle(words: str, verb: str | None) -> str | None:
+    """How a reverse hop reads after its entities ("the movies <directed by> X"): the
+    relation's own name when it says it ("directed by"), else a regular verb's "-ed" form
+    ("starred in" -> "starred by")."""
+    if words.endswith(" by"):
+        return words
+    if verb and verb.split()[0].endswith("ed"):
+        return f"{verb.split()[0]} by"
+    return None
 
 
 def _subject_verb(question: str) -> str | None:
