@@ -12,6 +12,7 @@ from functools import cache
 
 from agent.chat.context import ChatContext
 from agent.chat.graph import build_chat_graph
+from agent.factory import open_chat_context
 from agent.pog.context import PoGContext
 from agent.pog.graph import build_graph
 from kgqa.settings import Settings
@@ -19,20 +20,9 @@ from kgqa.settings import Settings
 
 @cache
 def settings_context() -> ChatContext:
-    from agent.embeddings import Embedder
-    from agent.llm.factory import open_llm
-    from kg_store import open_store
-
-    settings = Settings()
     resources = ExitStack()
     atexit.register(resources.close)
-    store = resources.enter_context(open_store(
-        settings.store_url, schema_prefixes=settings.schema_prefixes, read_only=True,
-        neo4j_user=settings.neo4j_user, neo4j_password=settings.neo4j_password,
-        neo4j_database=settings.neo4j_database))
-    llm = resources.enter_context(open_llm(settings))
-    pog = PoGContext(store, llm, Embedder.from_settings(settings), settings.pog)
-    return ChatContext(pog, trace_dir=settings.trace_dir)
+    return resources.enter_context(open_chat_context(Settings()))
 
 
 def _pog_context() -> PoGContext:

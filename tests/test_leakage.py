@@ -14,6 +14,7 @@ from agent import PoGConfig
 from agent.embeddings import Embedder
 from agent.evaluation.harness import EvalRun
 from agent.pipelines.pog import PoGPipeline
+from agent.pog.context import PoGContext
 from agent.pog.memory import MemoryEntry
 from kg_store.paths import NeighborCache
 from loaders.questions import Gold, Question, TopicEntity, question_group
@@ -39,7 +40,7 @@ def answer_everything_asked(prompt: str) -> str:
 
 def run_with(gold: dict[str, Gold], embedder: Embedder, tmp_path: Path, name: str) -> tuple[list[dict], list[str]]:
     llm = scripted(analyse=analysis(1), answer=answer_everything_asked)
-    pipeline = PoGPipeline(llm, film_store(), embedder, PoGConfig())
+    pipeline = PoGPipeline(PoGContext(film_store(), llm, embedder, PoGConfig()))
     EvalRun(pipeline, llm, "memory:", tmp_path / f"{name}.jsonl", trace_dir=tmp_path / name).run(QUESTIONS, gold)
     rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
     prompts = [m["content"] for call in llm.calls for m in call]
@@ -103,7 +104,7 @@ def test_the_pipeline_keeps_a_questions_own_and_twin_entries_out(embedder: Embed
                MemoryEntry(question_id="other", question="what is the genre of X", group="what is the genre of x",
                            paths=[list(GENRE)], depth=1, f1=1.0)]
     llm = scripted(analyse=analysis(1), answer="ans: nothing")
-    pipeline = PoGPipeline(llm, film_store(), embedder, PoGConfig(path_memory=memory_with(entries, tmp_path)))
+    pipeline = PoGPipeline(PoGContext(film_store(), llm, embedder, PoGConfig(path_memory=memory_with(entries, tmp_path))))
     voted = [tuple(map(tuple, p.steps)) for p in pipeline.run(question)["path_prior"]]
     assert voted == [GENRE]
     # the memory told nothing of the question would use the entry: it is the nearest

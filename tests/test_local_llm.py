@@ -176,6 +176,7 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
     from agent.embeddings import Embedder
     from agent.llm.factory import open_llm
     from agent.pipelines.pog import PoGPipeline
+    from agent.pog.context import PoGContext
     from kg_store.memory import MemoryStore
     from kgqa.settings import Settings
     from loaders.load import load_file
@@ -194,7 +195,7 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
             ("who acted in the movies directed by the director of Being There", "Being There", {"Jack Nicholson"}),
         ]
         with open_llm(Settings(data_dir=tmp_path, llm_cache=False)) as llm:
-            pipeline = PoGPipeline(llm, store, Embedder(), PoGConfig(path_memory=memory))
+            pipeline = PoGPipeline(PoGContext(store, llm, Embedder(), PoGConfig(path_memory=memory)))
             with llm.track() as usage:
                 results = [pipeline.answer(Question(f"q{i}", text, (TopicEntity(topic, topic),)))
                            for i, (text, topic, _) in enumerate(cases)]

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from agent.embeddings import Embedder
 from agent.pipelines.pog import PoGPipeline, result_of
 from agent.pog.config import PoGConfig
+from agent.pog.context import PoGContext
 from agent.traces import trace_document, write_trace
 from kgqa.cli import app
 from loaders.questions import Question, TopicEntity
@@ -24,7 +25,7 @@ QUESTION = "who directed the films Tom Hanks acted in"
 
 def run_traced(path: Path, embedder: Embedder, strategy: str, answer: str = "ans: Ron Howard") -> Path:
     llm = scripted(analyse=analysis(1), answer=answer, select='{"paths": [2, 1]}')
-    pipeline = PoGPipeline(llm, film_store(), embedder, PoGConfig(strategy=strategy, start_depth="model"))
+    pipeline = PoGPipeline(PoGContext(film_store(), llm, embedder, PoGConfig(strategy=strategy, start_depth="model")))
     question = Question("q1", QUESTION, (TopicEntity("Tom Hanks"),))
     started = time.perf_counter()
     with llm.track(log=True) as usage:

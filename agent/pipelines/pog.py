@@ -3,14 +3,10 @@ evidence paths and a trace out."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from agent import PoGConfig, PoGContext, build_graph, run_question
-from agent.embeddings import Embedder
-from agent.llm.base import LLMClient
+from agent import PoGContext, build_graph, run_question
 from agent.pipelines.base import PipelineResult
 from agent.pog.state import Entity, PathCandidate, PoGState
-from kg_store import UNNAMED, GraphStore
+from kg_store import UNNAMED
 from loaders.questions import Question, question_group
 
 ENDS_SHOWN = 20  # end entities listed per evidence path
@@ -19,10 +15,10 @@ ENDS_SHOWN = 20  # end entities listed per evidence path
 class PoGPipeline:
     name = "pog"
 
-    def __init__(self, llm: LLMClient, store: GraphStore, embedder: Embedder, config: PoGConfig | None = None,
-                 model_weights: Path | None = None) -> None:
-        self.context = PoGContext(store, llm, embedder, config or PoGConfig(), model_weights=model_weights)
-        self.graph = build_graph(self.context.config)
+    def __init__(self, context: PoGContext) -> None:
+        """Over a context as `agent.factory.pog_context` builds it from settings."""
+        self.context = context
+        self.graph = build_graph(context.config)
 
     def run(self, question: Question) -> PoGState:
         topics = [Entity(id=t.id, name=t.name) for t in question.topic_entities]

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from agent.factory import embedded_weights, pog_context
 from agent.llm.base import LLMClient
 from agent.pipelines.base import Pipeline
 from kg_store import GraphStore
 from kgqa.settings import Settings
 
 PIPELINES = ("llm-only", "cosine-triples", "pog", "triples")
-
-
-def embedded_weights(settings: Settings) -> Path | None:
-    """The GGUF of the embedded model when it is the one answering (GraphRAG-FI reads its
-    attention); None for an endpoint, whose weights we cannot read."""
-    if settings.llm_base_url:
-        return None
-    from agent.llm.local import MODELS
-
-    return settings.data_dir / "models" / MODELS[settings.llm].filename
 
 
 def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settings) -> Pipeline:
@@ -35,7 +24,7 @@ def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settin
     if name == "pog":
         from agent.pipelines.pog import PoGPipeline
 
-        return PoGPipeline(llm, store, embedder, settings.pog, model_weights=embedded_weights(settings))
+        return PoGPipeline(pog_context(settings, store, llm, embedder))
     if name == "triples":
         from agent.pipelines.triples import TriplesPipeline
 

@@ -69,12 +69,10 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
 
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from agent.chat.context import ChatContext
     from agent.chat.graph import build_chat_graph
-    from agent.embeddings import Embedder
+    from agent.factory import chat_context
     from agent.llm.base import LLMError
     from agent.llm.factory import open_llm
-    from agent.pog.context import PoGContext
 
     with ExitStack() as stack:
         if demo:
@@ -84,8 +82,7 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
             raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
         try:
             model = stack.enter_context(open_llm(settings))
-            context = ChatContext(PoGContext(store, model, Embedder.from_settings(settings),
-                                             settings.pog), trace_dir=settings.trace_dir)
+            context = chat_context(settings, store, model)
         except (LLMError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
         settings.chat_db.parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from kg_store import GraphStore, StoreError, open_store
+from kg_store import GraphStore, StoreError
 from kg_store.base import redact_url
 from kgqa.settings import Settings
 
@@ -108,16 +108,11 @@ def _overlay(config: Model, flags: dict[str, object], what: str) -> Model | None
 @contextmanager
 def opened(settings: Settings, url: str | None = None, read_only: bool = False) -> Iterator[GraphStore]:
     """Open a store, turning every store error into a clear message and exit code 1."""
+    from agent.factory import open_settings_store
+
     target = url or settings.store_url
     try:
-        store = open_store(
-            target,
-            schema_prefixes=settings.schema_prefixes,
-            read_only=read_only,
-            neo4j_user=settings.neo4j_user,
-            neo4j_password=settings.neo4j_password,
-            neo4j_database=settings.neo4j_database,
-        )
+        store = open_settings_store(settings, target, read_only=read_only)
     except StoreError as exc:
         raise fail(str(exc)) from exc
     try:

@@ -1,0 +1,66 @@
+"""The one way to build the agent from settings. Every entry point (`kgqa ask`, `chat`,
+`serve`, `eval`, LangGraph's own server) opens its store and assembles its PoG context
+here, so they cannot drift apart: with GraphRAG-FI on, all of them read the embedded
+model's attention, not only the one that happened to pass the weights."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kg_store import GraphStore, open_store
+
+if TYPE_CHECKING:  # the agent's modules load on first use: `kgqa load` opens stores here too, and starts fast
+    from agent.chat.context import ChatContext
+    from agent.embeddings import Embedder
+    from agent.llm.base import LLMClient
+    from agent.pog.context import PoGContext
+    from kgqa.settings import Settings
+
+
+def embedded_weights(settings: Settings) -> Path | None:
+    """The GGUF of the embedded model when it is the one answering (GraphRAG-FI reads its
+    attention); None for an endpoint, whose weights we cannot read."""
+    if settings.llm_base_url:
+        return None
+    from agent.llm.local import MODELS
+
+    return settings.data_dir / "models" / MODELS[settings.llm].filename
+
+
+def open_settings_store(settings: Settings, url: str | None = None, *, read_only: bool = False) -> GraphStore:
+    """The store at `url` (default: the settings' own), with the settings' schema
+    prefixes and Neo4j credentials."""
+    return open_store(url or settings.store_url, schema_prefixes=settings.schema_prefixes, read_only=read_only,
+                      neo4j_user=settings.neo4j_user, neo4j_password=settings.neo4j_password,
+                      neo4j_database=settings.neo4j_database)
+
+
+def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> PoGContext:
+    """PoG's context over an open store and model: the settings' PoG knobs, their
+    embeddings, and the embedded model's weights when it is the one answering."""
+    from agent.embeddings import Embedder
+    from agent.pog.context import PoGContext
+
+    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog,
+                      model_weights=embedded_weights(settings))
+
+
+def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, *, traces: bool = True) -> ChatContext:
+    """The chat's context: PoG's, and the settings' trace folder (`traces=False`: none)."""
+    from agent.chat.context import ChatContext
+
+    return ChatContext(pog_context(settings, store, llm), trace_dir=settings.trace_dir if traces else None)
+
+
+@contextmanager
+def open_chat_context(settings: Settings, store_url: str | None = None) -> Iterator[ChatContext]:
+    """Store (read-only) and model opened from the settings, closed on exit."""
+    from agent.llm.factory import open_llm
+
+    with ExitStack() as opened:
+        store = opened.enter_context(open_settings_store(settings, store_url, read_only=True))
+        llm = opened.enter_context(open_llm(settings))
+        yield chat_context(settings, store, llm)

@@ -1,0 +1,37 @@
+"""The one agent factory: every entry point gets the same PoG context from the settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.embeddings import Embedder
+from agent.factory import chat_context, open_settings_store, pog_context
+from agent.llm import FakeLLM
+from agent.pog.config import PoGConfig
+from kgqa.settings import Settings
+from tests.pog_fixture import film_store
+
+
+def test_the_embedded_model_s_weights_reach_every_context(tmp_path: Path) -> None:
+    """GraphRAG-FI reads the embedded model's attention from its weights: `eval` used to be
+    the only entry point that passed them, so `ask`, `chat` and `serve` fell back to
+    similarity (or failed with `fi.coarse=attention`)."""
+    settings = Settings(data_dir=tmp_path, llm="qwen-1.5b", llm_base_url=None,
+                        pog=PoGConfig(width=2))
+    embedder = Embedder()
+    context = pog_context(settings, film_store(), FakeLLM(["ans: x"]), embedder)
+    assert context.model_weights == tmp_path / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert context.config.width == 2  # the settings' PoG knobs, not the defaults
+    chat = chat_context(settings, film_store(), FakeLLM(["ans: x"]))
+    assert chat.pog.model_weights == context.model_weights and chat.trace_dir == settings.trace_dir
+    assert chat_context(settings, film_store(), FakeLLM(["ans: x"]), traces=False).trace_dir is None
+    # an endpoint's weights cannot be read: no weights, so FI's similarity scorer stands in
+    remote = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
+    assert pog_context(remote, film_store(), FakeLLM(["ans: x"]), embedder).model_weights is None
+
+
+def test_the_store_opens_from_the_settings(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    with open_settings_store(settings) as store:  # the settings' own: the embedded store in data_dir
+        assert store.stats().triples == 0
+    assert (tmp_path / "store").exists()
