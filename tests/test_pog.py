@@ -275,6 +275,16 @@ def test_disabled_phases_are_not_in_the_graph() -> None:
     assert "supplement_with_llm" not in nodes and "expand_nodes" not in nodes and "prune_paths" in nodes
 
 
+def test_a_run_reports_each_node_as_it_ends_and_ends_as_a_quiet_run_does(embedder: Embedder) -> None:
+    heard: list[dict] = []
+    context = PoGContext(film_store(), scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder)
+    state = run_question(context, "who directed Big", [Entity(id="Big", name="Big")], on_node=heard.append)
+    assert [e["node"] for e in heard] == nodes_run(state) and heard[0]["node"] == "analyse_question"
+    assert all(isinstance(e["seconds"], float) for e in heard)
+    quiet = run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
+    assert (state["answers"], state["source"]) == (quiet["answers"], quiet["source"]) == (["Penny Marshall"], "kg")
+
+
 def test_a_checkpointer_keeps_each_threads_state(embedder: Embedder) -> None:
     graph = build_graph(PoGConfig(), checkpointer=InMemorySaver())
     context = PoGContext(film_store(), scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder)

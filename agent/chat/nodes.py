@@ -18,7 +18,8 @@ from agent.chat.references import resolve_references
 from agent.chat.state import ChatState, ChatTurn
 from agent.events import Update
 from agent.pipelines.pog import evidence_paths, result_of
-from agent.pog.state import Entity, PoGState
+from agent.pog.graph import run_question
+from agent.pog.state import Entity
 from agent.traces import trace_document, write_trace
 from loaders.questions import Question, TopicEntity
 
@@ -55,16 +56,8 @@ def answer_question(ctx: ChatContext, question: str, topics: list[dict[str, str]
         trace_path = ctx.trace_dir / f"{trace_id}.json"
     entities = [Entity(id=t["id"], name=t.get("name")) for t in topics]
     started = time.perf_counter()
-    state: PoGState = {}
     with pog.llm.track(log=trace_path is not None) as usage:
-        for mode, chunk in ctx.pog_graph.stream({"question": question, "given_topics": entities, "events": []},
-                                                context=pog, stream_mode=["updates", "values"]):
-            if mode == "values":
-                state = chunk
-            elif on_node is not None:
-                for node, update in chunk.items():
-                    event = (update or {}).get("events") or [{}]
-                    on_node({"node": node, "seconds": event[-1].get("seconds")})
+        state = run_question(pog, question, entities, graph=ctx.pog_graph, on_node=on_node)
     seconds = time.perf_counter() - started
     result = result_of(state)
     if trace_path is not None:

@@ -123,9 +123,24 @@ def next_step(state: PoGState, config: PoGConfig) -> str:
 
 
 def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = (), *, question_id: str | None = None,
-                 question_group: str | None = None, graph: Any = None) -> PoGState:
-    """One question through the graph; returns the final state. A benchmark question's
-    id and group keep its own and its near-twins' path-memory entries out."""
+                 question_group: str | None = None, graph: Any = None,
+                 on_node: Callable[[dict[str, Any]], None] | None = None) -> PoGState:
+    """One question through the graph; returns the final state. Every entry point runs
+    questions through here (`kgqa eval` directly, the chat and `kgqa ask`/`serve` through
+    `agent.chat.nodes.answer_question`). A benchmark question's id and group keep its own
+    and its near-twins' path-memory entries out. `on_node` hears each node as it ends
+    (`{"node": name, "seconds": s}`)."""
     graph = graph or build_graph(context.config)
-    return graph.invoke({"question": question, "question_id": question_id, "question_group": question_group,
-                         "given_topics": list(topics), "events": []}, context=context)
+    inputs = {"question": question, "question_id": question_id, "question_group": question_group,
+              "given_topics": list(topics), "events": []}
+    if on_node is None:
+        return graph.invoke(inputs, context=context)
+    state: PoGState = {}
+    for mode, chunk in graph.stream(inputs, context=context, stream_mode=["updates", "values"]):
+        if mode == "values":
+            state = chunk
+            continue
+        for node, update in chunk.items():
+            event = (update or {}).get("events") or [{}]
+            on_node({"node": node, "seconds": event[-1].get("seconds")})
+    return state
