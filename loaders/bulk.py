@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg_store import sparql_text
+from kg_store.errors import InputError
 from kg_store.ids import normalize_name
 from kg_store.model import Attribute, LoadBatch, Triple
 from loaders.load import parse_records
@@ -54,7 +55,7 @@ def export_bulk(
     on_bytes: Callable[[int], None] | None = None,
 ) -> ExportReport:
     if target not in TARGETS:
-        raise ValueError(f"unknown bulk target {target!r}: expected one of {', '.join(TARGETS)}")
+        raise InputError(f"unknown bulk target {target!r}: expected one of {', '.join(TARGETS)}")
     out_dir.mkdir(parents=True, exist_ok=True)
     report = ExportReport(target, str(out_dir))
     writer = _VirtuosoWriter(out_dir, chunk_records, report) if target == "virtuoso" else _Neo4jWriter(out_dir, report)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kg_store.errors import InputError
 from loaders.records import MalformedInput
 from loaders.textio import iter_lines
 
@@ -164,14 +165,14 @@ _FORMAT_BY_SUFFIX = {".txt": "metaqa", ".json": "pog", ".jsonl": "rog"}
 def guess_format(path: Path) -> str:
     """The question format a file's suffix says (MetaQA .txt, PoG/WebQSP .json, RoG .jsonl)."""
     if path.suffix not in _FORMAT_BY_SUFFIX:
-        raise ValueError(f"cannot tell the question format of {path} from its suffix: "
+        raise InputError(f"cannot tell the question format of {path} from its suffix: "
                          f"expected one of {', '.join(_FORMAT_BY_SUFFIX)}")
     return _FORMAT_BY_SUFFIX[path.suffix]
 
 
 def read_questions(path: Path, fmt: str) -> QuestionSet:
     if fmt not in READERS:
-        raise ValueError(f"unknown question format {fmt!r}: expected one of {', '.join(QUESTION_FORMATS)}")
+        raise InputError(f"unknown question format {fmt!r}: expected one of {', '.join(QUESTION_FORMATS)}")
     if not path.is_file():
         raise FileNotFoundError(f"no such question file: {path}")
     return READERS[fmt](path)

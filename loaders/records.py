@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg_store.errors import InvalidId
+from kg_store.errors import InputError, InvalidId
 from kg_store.ids import MAX_ID_CHARS, check_id
 from kg_store.model import Attribute, Triple
 
@@ -31,7 +31,7 @@ class Skipped:
 Record = Triple | Name | Attribute | Malformed | Skipped
 
 
-class MalformedInput(ValueError):
+class MalformedInput(InputError):
     """Raised in strict mode at the first malformed line, and for unreadable files."""
 
     def __init__(self, path: str, line_no: int, reason: str) -> None:

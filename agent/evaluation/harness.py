@@ -183,12 +183,12 @@ class EvalRun:
             try:
                 timeouts = 0
                 for future in as_completed(futures):
-                    question, result, usage, seconds, error, trace = future.result()
-                    timeouts = timeouts + 1 if error and error.startswith(LLMTimeout.__name__) else 0
+                    question, result, usage, seconds, failure, trace = future.result()
+                    timeouts = timeouts + 1 if isinstance(failure, LLMTimeout) else 0
                     if timeouts >= self.timeouts_in_a_row:
                         raise LLMUnavailable(f"{timeouts} questions in a row timed out waiting for the model "
-                                             f"(the last: {error}); is the endpoint stuck?")
-                    row = self._row(question, result, usage, seconds, error, trace, gold[question.id])
+                                             f"(the last: {failure}); is the endpoint stuck?")
+                    row = self._row(question, result, usage, seconds, failure, trace, gold[question.id])
                     with write_lock:
                         out.write(json.dumps(row, ensure_ascii=False) + "\n")
                         out.flush()
@@ -204,14 +204,14 @@ class EvalRun:
         started = time.perf_counter()
         with self.llm.track(log=self.trace_dir is not None) as usage:
             try:
-                result, error = self.pipeline.answer(question), None
+                result, failure = self.pipeline.answer(question), None
             except LLMUnavailable:
                 raise  # not this question's fault: every later one would fail too; a rerun resumes
             except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
-                result, error = PipelineResult([], ""), f"{type(exc).__name__}: {exc}"
+                result, failure = PipelineResult([], ""), exc
         seconds = time.perf_counter() - started
-        trace = self._write_trace(question, result, usage, seconds, error) if self.trace_dir else None
-        return question, result, usage, seconds, error, trace
+        trace = self._write_trace(question, result, usage, seconds, _message(failure)) if self.trace_dir else None
+        return question, result, usage, seconds, failure, trace
 
     def _write_trace(self, question: Question, result: PipelineResult, usage: Usage, seconds: float,
                      error: str | None) -> Path:
@@ -221,8 +221,8 @@ class EvalRun:
                                   model=self.llm.model_name, store=self.store, error=error)
         return write_trace(self.trace_dir / trace_file_name(question.id), document)
 
-    def _row(self, question: Question, result: PipelineResult, usage: Usage, seconds: float, error: str | None,
-             trace: Path | None, gold: Gold) -> dict:
+    def _row(self, question: Question, result: PipelineResult, usage: Usage, seconds: float,
+             failure: Exception | None, trace: Path | None, gold: Gold) -> dict:
         # Gold is read here, after the pipeline has returned: never before.
         return {
             "id": question.id, "question": question.text, "meta": question.meta,
@@ -230,8 +230,8 @@ class EvalRun:
             "llm_calls": usage.calls, "llm_cache_hits": usage.cache_hits, "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens, "seconds": round(seconds, 3),
             "llm_seconds": round(usage.seconds, 3),
-            "raw_output": result.raw_output, "details": result.details, "error": error,
-            "error_type": error.partition(":")[0] if error else None,
+            "raw_output": result.raw_output, "details": result.details, "error": _message(failure),
+            "error_type": type(failure).__name__ if failure else None,
             "trace": str(trace) if trace else None,
         }
 
@@ -253,3 +253,8 @@ class EvalRun:
             "seconds_p95": round(seconds[min(n - 1, int(0.95 * n))], 3) if seconds else 0.0,
             "pipeline": self.pipeline.name, "model": self.llm.model_name, "store": self.store,
         }
+
+
+def _message(failure: Exception | None) -> str | None:
+    """How a failed question's row and trace name its error: its type, then its words."""
+    return f"{type(failure).__name__}: {failure}" if failure else None

@@ -13,12 +13,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from agent.llm.parsing import parse_reply
+from kg_store.errors import KGQAError
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 Model = TypeVar("Model", bound=BaseModel)
 
 
-class LLMError(Exception):
+class LLMError(KGQAError):
     """Base class of the model layer's errors."""
 
 

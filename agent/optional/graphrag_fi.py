@@ -31,6 +31,7 @@ from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.llm.base import LLMClient
 from agent.pipelines.base import read_answers
+from kg_store.errors import ConfigError
 from prompts import fitting_listing, render
 
 # RoG's answering instruction, the prompt layout the attention pass reads (paper, A.6).
@@ -170,7 +171,7 @@ def coarse_scorer(wanted: str, embedder: Embedder, model_weights: Path | None,
     (the embedded model), else, or when asked, embedding similarity (the paper's own
     "Similarity" baseline: a labelled fallback, not the paper's filter)."""
     if wanted == "attention" and model_weights is None:
-        raise ValueError("the attention coarse filter reads the embedded model's weights; with an endpoint use the "
+        raise ConfigError("the attention coarse filter reads the embedded model's weights; with an endpoint use the "
                          "similarity filter (fi.coarse = similarity)")
     if wanted == "similarity" or model_weights is None:
         return SimilarityPathScorer(embedder)

@@ -6,6 +6,7 @@ from agent.factory import embedded_weights, pog_context
 from agent.llm.base import LLMClient
 from agent.pipelines.base import Pipeline
 from kg_store import GraphStore
+from kg_store.errors import ConfigError
 from kgqa.settings import Settings
 
 PIPELINES = ("llm-only", "cosine-triples", "pog", "triples")
@@ -13,7 +14,7 @@ PIPELINES = ("llm-only", "cosine-triples", "pog", "triples")
 
 def make_pipeline(name: str, llm: LLMClient, store: GraphStore, settings: Settings) -> Pipeline:
     if name not in PIPELINES:
-        raise ValueError(f"unknown pipeline {name!r}: expected one of {', '.join(PIPELINES)}")
+        raise ConfigError(f"unknown pipeline {name!r}: expected one of {', '.join(PIPELINES)}")
     if name == "llm-only":
         from agent.pipelines.llm_only import LLMOnlyPipeline
 

@@ -32,6 +32,7 @@ from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.pog.paths import named_depth
 from agent.pog.state import PriorChain, StepTuple
+from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, PathGroup, explore, join_topics
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
@@ -315,7 +316,7 @@ def build_memory(neighbours: NeighborCache, questions: list[Question], gold: dic
     done = {e.question_id: e for e in read_entries(out_path)} if out_path.exists() else {}
     leaked = [e.question_id for e in done.values() if e.group in exclude_groups]
     if leaked:
-        raise ValueError(f"{out_path} already holds {len(leaked)} questions of the excluded groups "
+        raise InputError(f"{out_path} already holds {len(leaked)} questions of the excluded groups "
                          f"(first: {leaked[0]}); build into a new file")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with open(out_path, "a", encoding="utf-8") as out:

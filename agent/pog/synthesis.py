@@ -41,6 +41,7 @@ from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.paths import relation_words
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
+from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, PathGroup, explore
 from prompts import render_chat
 
@@ -411,7 +412,7 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
                 "max_per_depth": options.max_per_depth}
     records = _read_work(work_path)
     if records and records[0] != settings:
-        raise ValueError(f"{work_path} holds an interrupted run with other settings ({records[0]}); "
+        raise InputError(f"{work_path} holds an interrupted run with other settings ({records[0]}); "
                          "remove it or write to another --out")
     by_type: dict[str, list[dict]] = {}
     for record in records:

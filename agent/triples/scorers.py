@@ -12,6 +12,7 @@ from agent.embeddings import Embedder
 from agent.optional.kg_scout.features import linearise
 from agent.triples.config import TriplesConfig
 from kg_store import Triple
+from kg_store.errors import ConfigError
 
 
 class TripleScorer(Protocol):
@@ -42,7 +43,7 @@ class CosineScorer:
 def make_scorer(config: TriplesConfig, embedder: Embedder) -> TripleScorer:
     if config.scorer == "kg-scout":
         if config.scorer_model is None:
-            raise ValueError("scorer kg-scout needs a trained model: --scorer-model model.pt (kgqa train kg-scout)")
+            raise ConfigError("scorer kg-scout needs a trained model: --scorer-model model.pt (kgqa train kg-scout)")
         from agent.optional.kg_scout.scorer import KGScoutScorer
 
         return KGScoutScorer.load(config.scorer_model, embedder)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 
+from kg_store import KGQAError
 from kgqa.cli import ask, chat, data, evaluate, llm, memory, serve, store, trace, train  # noqa: F401 - registers the commands
-from kgqa.cli.common import app, console
+from kgqa.cli.common import app, console, fail
 
 __all__ = ["app", "main"]
 
@@ -15,6 +16,8 @@ __all__ = ["app", "main"]
 def main() -> None:
     try:
         app()
+    except KGQAError as exc:  # every error kgqa raises on purpose: its message, not a traceback
+        sys.exit(fail(str(exc)).exit_code)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)

@@ -134,8 +134,7 @@ class ChatSession:
     def turn(self, message: str) -> dict | None:
         """One question: node progress as it streams, then the answer. Ctrl-C drops the
         turn (the thread keeps its earlier turns) and the session goes on."""
-        from agent.llm.base import LLMError
-        from kg_store import StoreError
+        from kg_store import KGQAError
 
         try:
             for mode, chunk in self.graph.stream({"message": message}, self.config, context=self.context,
@@ -150,7 +149,7 @@ class ChatSession:
         except KeyboardInterrupt:
             self.screen.print("[yellow]turn interrupted[/] (the conversation so far is kept)")
             return None
-        except (LLMError, StoreError) as exc:
+        except KGQAError as exc:  # the conversation goes on: say what failed
             self.screen.print(f"[bold red]error:[/] {exc}")
             return None
         last = self.turns()[-1]

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from kg_store import KGQAError
 from kgqa.cli.common import (
     JsonOpt,
     LLMOpt,
@@ -80,7 +81,7 @@ def memory_build(
             entries = build_memory(NeighborCache(target, limit_per_entity=settings.pog.limit_per_entity), chosen,
                                    question_set.gold, out_path, max_depth=depth, min_f1=min_f1, exclude_groups=excluded,
                                    on_entry=on_entry)
-        except (MalformedInput, ValueError) as exc:
+        except KGQAError as exc:
             raise fail(str(exc)) from exc
         except KeyboardInterrupt:
             raise fail(f"interrupted: the entries made so far are in {out_path}; run the same command again "
@@ -117,7 +118,6 @@ def memory_synthesize(
     written as several questions (the LLM describes each relation from its name and
     example entities; plain templates fill in), topic masked. Entries are marked
     synthetic and hold no answers."""
-    from agent.llm.base import LLMError
     from agent.llm.factory import open_llm
     from agent.pog.synthesis import SynthesisOptions, synthesize
 
@@ -139,7 +139,7 @@ def memory_synthesize(
         try:
             with open_llm(settings) as model:
                 report = synthesize(target, model, out_path, options, on_step=on_step)
-        except (LLMError, ValueError) as exc:
+        except KGQAError as exc:
             raise fail(str(exc)) from exc
         except KeyboardInterrupt:
             raise fail(f"interrupted: what was found and described so far is in {out_path}.work.jsonl; run the "

@@ -31,8 +31,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from agent.chat.context import ChatContext
 from agent.chat.nodes import answer_question
-from agent.llm.base import LLMError
-from kg_store import InvalidId, StoreError
+from kg_store import InputError, KGQAError
 from kgqa.traces import TraceError, load_trace
 from kgqa.traces.page import trace_page
 
@@ -120,9 +119,9 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
             try:
                 turn = answer_question(context, request.question.strip(),
                                        [{"id": t, "name": t} for t in request.topics])
-            except InvalidId as exc:
+            except InputError as exc:  # an id the store cannot take: the request's fault
                 raise HTTPException(422, str(exc)) from exc
-            except (LLMError, StoreError) as exc:
+            except KGQAError as exc:  # the store or the model failed us
                 raise HTTPException(503, str(exc)) from exc
         return {**turn, "question": turn["resolved"]}
 
@@ -172,7 +171,7 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
                     emit(_sse("resolved", {"question": resolved["resolved"], "referent": resolved["referent"]}))
             turn = chat_graph.get_state(config).values["turns"][-1]
             emit(_sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread}))
-        except (LLMError, StoreError) as exc:  # the stream has begun: report in it rather than cut it
+        except KGQAError as exc:  # the stream has begun: report in it rather than cut it
             emit(_sse("error", {"message": str(exc)}))
         except Exception as exc:  # noqa: BLE001 - a stream must end with an event, never just stop
             emit(_sse("error", {"message": f"internal error: {type(exc).__name__}: {exc}"}))

@@ -27,6 +27,7 @@ from agent.optional.kg_scout.features import Candidates, candidates_for
 from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacement
 from agent.optional.kg_scout.reward import Edge, reward, shortest_paths
 from kg_store import GraphStore
+from kg_store.errors import InputError
 from loaders.questions import Gold, Question
 
 CHECKPOINT_VERSION = 1
@@ -197,11 +198,11 @@ def load_checkpoint(path: Path) -> tuple[PolicyNetwork, dict]:
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
-        raise ValueError(f"{path} is not a KG-Scout checkpoint ({type(exc).__name__}: {exc})") from exc
+        raise InputError(f"{path} is not a KG-Scout checkpoint ({type(exc).__name__}: {exc})") from exc
     if not isinstance(saved, dict) or saved.get("version") != CHECKPOINT_VERSION or "state_dict" not in saved:
-        raise ValueError(f"{path} is not a KG-Scout checkpoint (kgqa train kg-scout writes them)")
+        raise InputError(f"{path} is not a KG-Scout checkpoint (kgqa train kg-scout writes them)")
     if saved.get("embedding_model") != MODEL_ID:
-        raise ValueError(f"{path} was trained on {saved.get('embedding_model')} embeddings, not {MODEL_ID}")
+        raise InputError(f"{path} was trained on {saved.get('embedding_model')} embeddings, not {MODEL_ID}")
     model = PolicyNetwork()
     model.load_state_dict(saved["state_dict"])
     model.eval()
