@@ -9,9 +9,12 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from agent.settings import Settings
 
 MODEL_ID = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
@@ -39,7 +42,7 @@ class Embedder:
             self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Embedder:
+    def from_settings(cls, settings: Settings) -> Embedder:
         """The embedder a run's settings ask for: their cache file and device."""
         return cls(settings.cache_dir / "embeddings.sqlite", device=settings.embedding_device)
 

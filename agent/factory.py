@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the agent's modules load on first use: `kgqa load` opens st
     from agent.embeddings import Embedder
     from agent.llm.base import LLMClient
     from agent.pog.context import PoGContext
-    from kgqa.settings import Settings
+    from agent.settings import Settings
 
 
 def embedded_weights(settings: Settings) -> Path | None:

@@ -15,7 +15,7 @@ from agent.chat.graph import build_chat_graph
 from agent.factory import open_chat_context
 from agent.pog.context import PoGContext
 from agent.pog.graph import build_graph
-from kgqa.settings import Settings
+from agent.settings import Settings
 
 
 @cache

@@ -10,7 +10,7 @@ from agent.llm.base import LLMClient, LLMError
 from agent.llm.cache import CachedLLM
 from agent.llm.local import MODELS, LocalLlamaServer, assemble
 from agent.llm.openai_compat import OpenAICompatibleClient
-from kgqa.settings import Settings
+from agent.settings import Settings
 
 
 @contextmanager

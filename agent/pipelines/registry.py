@@ -5,9 +5,9 @@ from __future__ import annotations
 from agent.factory import embedded_weights, pog_context
 from agent.llm.base import LLMClient
 from agent.pipelines.base import Pipeline
+from agent.settings import Settings
 from kg_store import GraphStore
 from kg_store.errors import ConfigError
-from kgqa.settings import Settings
 
 PIPELINES = ("llm-only", "cosine-triples", "pog", "triples")
 
