@@ -12,7 +12,8 @@ from agent.evaluation.metrics import covered, f1, hit, hits_at_1, lenient_match,
     [
         ("The Eiffel Tower!", "eiffel tower"),
         ("  A  man, a plan ", "man plan"),
-        ("Théâtre", "théâtre"),  # accents are kept, as in RoG
+        ("Théâtre", "theatre"),  # accents go, as in the store's entity search
+        ("O'Brien–Smith", "o brien smith"),  # any punctuation, not only ASCII
         ("an apple an hour", "apple hour"),
         ("Thea", "thea"),  # "the" only as a word
         ("", ""),
@@ -26,6 +27,7 @@ def test_match_is_the_whole_name_or_a_whole_listed_item() -> None:
     assert matches("The Eiffel Tower!", "eiffel tower")
     assert matches("the Eiffel Tower, Paris", "Eiffel Tower")  # one item of a listed answer
     assert not matches("Eiffel", "Eiffel Tower")
+    assert matches("Amelie", "Amélie") and matches("Amélie (film)", "amelie film")
     assert not matches("anything", "the")  # an all-article gold never matches
     # token boundaries and whole names: a gold inside a longer name is another thing
     assert not matches("French", "r")

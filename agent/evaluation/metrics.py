@@ -1,6 +1,7 @@
 """KGQA metrics in the RoG / GNN-RAG convention, so figures compare with published ones.
 
-normalize: lowercase, drop punctuation and the articles a/an/the, collapse spaces.
+normalize: the store's own name normalisation (`kg_store.ids.normalize_name`: lowercase,
+accents and punctuation gone, so "Amelie" is "Amélie"), then the articles a/an/the dropped.
 A predicted answer *matches* a gold answer when they are the same name once normalised,
 or the prediction is a list ("the Eiffel Tower, Paris") with the gold as one whole item:
 whole names at token boundaries, so gold `r` never matches "French" and gold "Music"
@@ -12,16 +13,16 @@ Every metric is per question; averages use the full question count.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Iterable, Sequence
 
+from kg_store.ids import normalize_name
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans({c: " " for c in string.punctuation})
 _SPACES = re.compile(r"\s+")
 
 
 def normalize(text: str) -> str:
-    text = text.lower().translate(_PUNCT)
+    text = normalize_name(text).replace("_", " ")  # "_" is a word character to the store's search
     return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
 
 
