@@ -48,11 +48,11 @@ def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder:
                       model_weights=embedded_weights(settings))
 
 
-def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, *, traces: bool = True) -> ChatContext:
-    """The chat's context: PoG's, and the settings' trace folder (`traces=False`: none)."""
+def chat_context(settings: Settings, store: GraphStore, llm: LLMClient) -> ChatContext:
+    """The chat's context: PoG's, and the settings' trace folder."""
     from agent.chat.context import ChatContext
 
-    return ChatContext(pog_context(settings, store, llm), trace_dir=settings.trace_dir if traces else None)
+    return ChatContext(pog_context(settings, store, llm), trace_dir=settings.trace_dir)
 
 
 @contextmanager

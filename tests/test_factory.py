@@ -24,7 +24,6 @@ def test_the_embedded_model_s_weights_reach_every_context(tmp_path: Path) -> Non
     assert context.config.width == 2  # the settings' PoG knobs, not the defaults
     chat = chat_context(settings, film_store(), FakeLLM(["ans: x"]))
     assert chat.pog.model_weights == context.model_weights and chat.trace_dir == settings.trace_dir
-    assert chat_context(settings, film_store(), FakeLLM(["ans: x"]), traces=False).trace_dir is None
     # an endpoint's weights cannot be read: no weights, so FI's similarity scorer stands in
     remote = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
     assert pog_context(remote, film_store(), FakeLLM(["ans: x"]), embedder).model_weights is None

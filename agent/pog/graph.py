@@ -127,7 +127,7 @@ def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = 
                  on_node: Callable[[dict[str, Any]], None] | None = None) -> PoGState:
     """One question through the graph; returns the final state. Every entry point runs
     questions through here (`kgqa eval` directly, the chat and `kgqa ask`/`serve` through
-    `agent.chat.nodes.answer_question`). A benchmark question's id and group keep its own
+    `agent.answer.answer_question`). A benchmark question's id and group keep its own
     and its near-twins' path-memory entries out. `on_node` hears each node as it ends
     (`{"node": name, "seconds": s}`)."""
     graph = graph or build_graph(context.config)

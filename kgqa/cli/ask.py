@@ -97,8 +97,8 @@ def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Sett
 def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
                as_json: bool) -> None:
     """One question through the same run the chat's turns use, printed as `kgqa ask` shows it."""
-    from agent.chat.nodes import answer_question
-    from agent.factory import chat_context
+    from agent.answer import answer_question
+    from agent.factory import pog_context
     from agent.llm.base import LLMError
     from agent.llm.factory import open_llm
     from loaders.records import MalformedInput
@@ -108,9 +108,8 @@ def answer_one(settings: Settings, store_url: str, text: str, topics: list[str],
     with opened(settings, store_url, read_only=True) as store:
         try:
             with open_llm(settings) as llm:
-                context = chat_context(settings, store, llm, traces=False)  # `--trace` says where, if anywhere
-                turn = answer_question(context, text.strip(), [{"id": t} for t in topics], trace_id="ask",
-                                       trace_path=trace_path)
+                turn = answer_question(pog_context(settings, store, llm), text.strip(), [{"id": t} for t in topics],
+                                       trace_id="ask", trace_path=trace_path)
         except (LLMError, MalformedInput, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
     summary = {key: turn[key] for key in

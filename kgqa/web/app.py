@@ -29,8 +29,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, Field
 
+from agent.answer import answer_question
 from agent.chat.context import ChatContext
-from agent.chat.nodes import answer_question
 from kg_store import InputError, KGQAError
 from kgqa.traces import TraceError, load_trace
 from kgqa.traces.page import trace_page
@@ -117,13 +117,14 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
     def ask(request: AskRequest) -> dict:
         with busy:
             try:
-                turn = answer_question(context, request.question.strip(),
-                                       [{"id": t, "name": t} for t in request.topics])
+                answered = answer_question(context.pog, request.question.strip(),
+                                           [{"id": t, "name": t} for t in request.topics], graph=context.pog_graph,
+                                           trace_dir=context.trace_dir)
             except InputError as exc:  # an id the store cannot take: the request's fault
                 raise HTTPException(422, str(exc)) from exc
             except KGQAError as exc:  # the store or the model failed us
                 raise HTTPException(503, str(exc)) from exc
-        return {**turn, "question": turn["resolved"]}
+        return answered
 
     @app.post("/api/chat", responses={200: {"content": {"text/event-stream": {}},
                                             "description": "events: thread, resolved, node, answer, error"}})

@@ -1,0 +1,72 @@
+"""One question through PoG for a person rather than a benchmark: the answer with its
+evidence paths, its cost and a trace. `kgqa ask`, `kgqa serve`'s /api/ask and every chat
+turn answer through `answer_question`; it runs the graph by `agent.pog.graph.run_question`,
+as `kgqa eval` does."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypedDict
+
+from agent.pipelines.pog import evidence_paths, result_of
+from agent.pog.context import PoGContext
+from agent.pog.graph import run_question
+from agent.pog.state import Entity
+from agent.traces import trace_document, write_trace
+from loaders.questions import Question, TopicEntity
+
+NodeEvent = Callable[[dict[str, Any]], None]
+SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class Answered(TypedDict):
+    question: str
+    topics: list[dict[str, str]]  # {id, name}
+    answers: list[str]
+    answer_entities: list[dict[str, str]]  # {id, name}: what a later "he" / "it" can mean
+    source: str | None
+    paths: list[dict[str, Any]]  # the evidence paths, as `kgqa ask --json` gives them
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    trace_id: str | None
+
+
+def trace_id_for(*parts: str) -> str:
+    """A trace id safe as a file name (ids arrive from users and URLs)."""
+    return "-".join(SAFE_ID.sub("_", p)[:64] for p in parts if p)
+
+
+def answer_question(pog: PoGContext, question: str, topics: Sequence[dict[str, str]] = (), *, graph: Any = None,
+                    trace_dir: Path | None = None, trace_id: str | None = None, trace_path: Path | None = None,
+                    on_node: NodeEvent | None = None) -> Answered:
+    """The answer to `question` (topic entities given as {id, name} when known), with the
+    trace written to `trace_path`, else into `trace_dir` when given. `graph`: PoG compiled
+    once for many questions (default: built for this one). `on_node` hears each node as
+    it ends."""
+    trace_id = trace_id or trace_id_for("ask", uuid.uuid4().hex[:12])
+    if trace_path is None and trace_dir is not None:
+        trace_path = trace_dir / f"{trace_id}.json"
+    entities = [Entity(id=t["id"], name=t.get("name")) for t in topics]
+    started = time.perf_counter()
+    with pog.llm.track(log=trace_path is not None) as usage:
+        state = run_question(pog, question, entities, graph=graph, on_node=on_node)
+    seconds = time.perf_counter() - started
+    result = result_of(state)
+    if trace_path is not None:
+        record = Question(trace_id, question, tuple(TopicEntity(e.id, e.name) for e in entities))
+        write_trace(trace_path, trace_document(record, result, usage, seconds, pipeline="pog",
+                                               model=pog.llm.model_name, store=pog.store.display_url))
+    names = state.get("names") or {}
+    return Answered(
+        question=question, topics=[{"id": t.id, "name": t.name or t.id} for t in state.get("topics") or []],
+        answers=result.predictions,
+        answer_entities=[{"id": e, "name": names.get(e) or e} for e in state.get("answer_entities") or []],
+        source=state.get("source"), paths=evidence_paths(state), llm_calls=usage.calls,
+        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, seconds=round(seconds, 3),
+        trace_id=trace_id if trace_path is not None else None)
