@@ -27,6 +27,7 @@ class Entities(BaseModel):
         'Sure! Here it is:\n```json\n{"entities": ["Tom Hanks"], "depth": 2}\n```',
         "The answer is {'entities': ['Tom Hanks'], 'depth': 2,} as requested.",
         'noise {"x": 1} then {"entities": ["Tom Hanks"], "depth": 2} end',
+        '{"entities": ["Tom Hanks"], "depth": 2',  # cut off by the token limit: closed, not lost
     ],
 )
 def test_parse_reply_finds_the_object(text: str) -> None:
