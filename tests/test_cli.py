@@ -315,3 +315,20 @@ def test_compare_counts_questions_lost_and_won_on_shared_ids(tmp_path: Path) -> 
     assert (compared["hits1"], compared["hits1_shared"], compared["base_hits1_shared"]) == (0.75, 0.6667, 0.6667)
     missing = invoke("compare", str(base), str(tmp_path / "nothing.jsonl"))
     assert missing.exit_code == 2 and "nothing.jsonl does not exist" in " ".join(missing.output.split())
+
+
+def test_every_command_that_writes_a_file_spells_it_out_the_same_way() -> None:
+    import click
+    import typer.main
+
+    def commands(group: click.Command, prefix: str = "") -> list[tuple[str, click.Command]]:
+        found = [(prefix, group)]
+        for name, sub in getattr(group, "commands", {}).items():
+            found += commands(sub, f"{prefix} {name}".strip())
+        return found
+
+    writers = {name: [p for p in command.params if p.name in ("out_path", "out_dir", "output")]
+               for name, command in commands(typer.main.get_command(app))}
+    writers = {name: params for name, params in writers.items() if params}
+    assert {"eval", "memory build", "memory synthesize", "trace html", "train kg-scout"} <= writers.keys()
+    assert all(sorted(p.opts) == ["--out", "-o"] for params in writers.values() for p in params), writers

@@ -46,7 +46,7 @@ def eval_command(
     shard: Annotated[str | None, typer.Option(
         help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
-    out_path: Annotated[Path | None, typer.Option("--out", help="Results JSONL (a rerun resumes it).")] = None,
+    out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
     strategy: StrategyOpt = None,
     width: WidthOpt = None,

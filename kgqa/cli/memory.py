@@ -35,7 +35,7 @@ app.add_typer(memory_app, name="memory")
 def memory_build(
     questions: Annotated[Path, typer.Option("--questions", help="Question file with gold answers (a dev split).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
-    out_path: Annotated[Path, typer.Option("--out", help="Memory file (JSON Lines); a rerun resumes and appends.")],
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="Memory file (JSON Lines); a rerun resumes and appends.")],
     store: StoreOpt = None,
     sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,

@@ -50,7 +50,7 @@ def show(path: TraceArg, prompts: Annotated[bool, typer.Option("--prompts", help
 
 @trace_app.command("html")
 def html(path: TraceArg,
-         output: Annotated[Path, typer.Option("-o", "--output", help="The page to write.")]) -> None:
+         output: Annotated[Path, typer.Option("--out", "-o", help="The page to write.")]) -> None:
     """One self-contained page: timeline, reasoning paths as a graph, expandable prompts."""
     from kgqa.traces.page import trace_page
 

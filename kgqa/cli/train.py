@@ -20,7 +20,7 @@ app.add_typer(train_app, name="train")
 def train_kg_scout(
     questions: Annotated[list[Path], typer.Option("--questions", help="Question file(s) with gold answers (dev splits).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
-    out_path: Annotated[Path, typer.Option("--out", help="Where to write the checkpoint (model.pt).")],
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="Where to write the checkpoint (model.pt).")],
     store: StoreOpt = None,
     epochs: Annotated[int, typer.Option(help="Epochs at most (early stopping may end sooner).")] = 30,
     sample: Annotated[int | None, typer.Option(help="A random sample of N questions per file.")] = None,
