@@ -8,18 +8,17 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
 from agent.pipelines.pog import evidence_paths, result_of
 from agent.pog.context import PoGContext
-from agent.pog.graph import run_question
+from agent.pog.graph import NodeEvent, run_question
 from agent.pog.state import Entity
 from agent.traces import trace_document, write_trace
 from loaders.questions import Question, TopicEntity
 
-NodeEvent = Callable[[dict[str, Any]], None]
 SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 
 

@@ -49,7 +49,8 @@ def main() -> None:
     memory = PathMemory.load(args.memory, embedder)
     labelled = {e.question_id: {tuple((r, bool(f)) for r, f in p) for p in e.paths}
                 for e in read_entries(args.reference)}
-    neighbours = NeighborCache(open_store(args.store, read_only=True), limit_per_entity=config.limit_per_entity)
+    store = open_store(args.store, read_only=True)
+    neighbours = NeighborCache(store, limit_per_entity=config.limit_per_entity)
     report: dict[str, dict[str, float | int]] = {}
     for path in args.questions:
         chosen = select(read_questions(path, "metaqa"), sample=args.sample, seed=args.seed)
@@ -66,6 +67,7 @@ def main() -> None:
             right_length += bool(best) and any(len(w) == len(best) for w in wanted)
         report[path.name] = {"questions": len(chosen), "best_path_right": round(right / len(chosen), 3),
                              "best_path_length_right": round(right_length / len(chosen), 3)}
+    store.close()
     print(json.dumps({"memory": str(args.memory), "sample": args.sample, "seed": args.seed, "files": report}))
 
 

@@ -48,6 +48,8 @@ from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
 from agent.pog.state import Entity, PoGState
 
+NodeEvent = Callable[[dict[str, Any]], None]  # hears {"node": name, "seconds": s} as each node ends
+
 
 def build_graph(settings: Any = None, *, checkpointer: Any = None,
                 default_context: Callable[[], PoGContext] | None = None):
@@ -124,7 +126,7 @@ def next_step(state: PoGState, config: PoGConfig) -> str:
 
 def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = (), *, question_id: str | None = None,
                  question_group: str | None = None, graph: Any = None,
-                 on_node: Callable[[dict[str, Any]], None] | None = None) -> PoGState:
+                 on_node: NodeEvent | None = None) -> PoGState:
     """One question through the graph; returns the final state. Every entry point runs
     questions through here (`kgqa eval` directly, the chat and `kgqa ask`/`serve` through
     `agent.answer.answer_question`). A benchmark question's id and group keep its own

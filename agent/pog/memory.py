@@ -33,7 +33,7 @@ from agent.evaluation.metrics import normalize
 from agent.pog.paths import named_depth
 from agent.pog.state import PriorChain, StepTuple
 from kg_store.errors import InputError
-from kg_store.paths import NeighborCache, PathGroup, explore, join_topics
+from kg_store.paths import NeighborCache, explore, join_topics
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
 
@@ -174,10 +174,11 @@ class PathMemory:
         named entity: a synthesised memory is written for every kind of entity, and most
         of its sequences lead nowhere from a given topic. Only the memory's own
         beginnings are walked, so a hub costs what the memory knows, not what it has."""
+        # A chain of Steps (named tuples) equals and hashes as the memory's plain tuples.
         exploration = explore(neighbours, seeds, depth=depth, max_frontier=max_frontier,
-                              beam=lambda groups, _: [g for g in groups if _chain_of(g) in self.prefixes])
+                              beam=lambda groups, _: [g for g in groups if g.chain in self.prefixes])
         names = exploration.names
-        return {_chain_of(g) for g in exploration.groups if any(names.get(e) for e in g.hops[-1])}
+        return {g.chain for g in exploration.groups if any(names.get(e) for e in g.hops[-1])}
 
     def _left_out(self, question_id: str | None, group: str | None) -> dict[str, Counter[frozenset[ChainKey]]]:
         """What the left-out questions contributed to each text: the question itself and
@@ -236,10 +237,6 @@ def content_words(text: str) -> list[str]:
 
 def _key(path: list[StepTuple]) -> ChainKey:
     return tuple((r, bool(f)) for r, f in path)
-
-
-def _chain_of(group: PathGroup) -> ChainKey:
-    return tuple((s.relation, s.forward) for s in group.chain)
 
 
 def read_entries(path: Path) -> list[MemoryEntry]:
