@@ -52,13 +52,16 @@ NodeEvent = Callable[[dict[str, Any]], None]  # hears {"node": name, "seconds": 
 
 
 def build_graph(settings: Any = None, *, checkpointer: Any = None,
-                default_context: Callable[[], PoGContext] | None = None):
+                default_context: Callable[[], PoGContext] | None = None, context_schema: type = PoGContext,
+                input_schema: type | None = None, output_schema: type | None = None):
     """The compiled PoG graph for `settings` (a Settings, or a PoGConfig; default: the
     defaults). Invoke it with `context=PoGContext(...)` built from the same config (see
     `run_question`); pass a LangGraph checkpointer to keep state per thread, and
-    `default_context` for runs that bring no context (LangGraph's server)."""
+    `default_context` for runs that bring no context (LangGraph's server). The schemas
+    default to PoGContext and the whole state; LangGraph's server declares its own
+    (`agent.studio`)."""
     config: PoGConfig = getattr(settings, "pog", settings) or PoGConfig()
-    graph = StateGraph(PoGState, context_schema=PoGContext)
+    graph = StateGraph(PoGState, context_schema=context_schema, input_schema=input_schema, output_schema=output_schema)
 
     def add(name: str, node: Any) -> None:
         graph.add_node(name, node if default_context is None else with_default_context(node, default_context))
