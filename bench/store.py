@@ -100,7 +100,7 @@ def backend_url(name: str, workdir: Path) -> Iterator[tuple[str | None, Callable
     elif name == "memory":
         yield "memory:", _no_op
     elif name == "virtuoso":
-        from kg_store.servers.virtuoso import VirtuosoServer
+        from tests.servers.virtuoso import VirtuosoServer
 
         if not VirtuosoServer.available():
             yield None, _no_op
@@ -114,7 +114,7 @@ def backend_url(name: str, workdir: Path) -> Iterator[tuple[str | None, Callable
                 lambda: server.isql("checkpoint;"),
             )
     elif name == "falkordb":
-        from kg_store.servers.falkordb import FalkorDBServer
+        from tests.servers.falkordb import FalkorDBServer
 
         if not FalkorDBServer.available():
             yield None, _no_op

@@ -11,163 +11,149 @@ Cypher, so writes group rows by type and backtick-quote the type (backticks doub
 reads never paste a type: they filter with `type(r) IN $relations`.
 
 URL: `bolt://[user:password@]HOST:PORT[?database=NAME]` (also neo4j://, +s, +ssc).
-Also speaks to FalkorDB's Bolt port (CI), whose quirks are handled here: a failing
-second handshake (retried), small message limits (small batches), no `IF NOT EXISTS`.
+FalkorDB answers on a Bolt port too: `open_bolt_store` tells the two apart and opens
+`kg_store.falkordb.FalkorDBStore` (this class with FalkorDB's dialect) for it.
+Queries run in the driver's managed transactions, which retry a dropped connection or a
+transient error within `max_transaction_retry_time`.
 """
 
 from __future__ import annotations
 
-import time
+import socket
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
-from neo4j import GraphDatabase
-from neo4j.exceptions import AuthError, ClientError, DatabaseError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kg_store.base import DirectionFilter, GraphStore
-from kg_store.errors import InvalidId, StoreAuthError, StoreQueryError, StoreUnavailable
+from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-from kg_store.servers.falkordb import MAX_PARAM_BYTES, falkordb_params, param_bytes
 
-_RETRIES = 4
+DRIVER_SETTINGS: dict[str, Any] = {
+    "connection_timeout": 10,
+    # Short: FalkorDB sometimes leaves a fresh handshake hanging, and the driver's default
+    # would wait 60 s before its retry.
+    "connection_acquisition_timeout": 5,
+    "max_connection_lifetime": 3600,
+    "max_transaction_retry_time": 15,
+}
 
 
-def quote_rel_type(relation: str, *, allow_backtick: bool = True) -> str:
+def quote_rel_type(relation: str) -> str:
     """Backtick-quote a relationship type for Cypher text: the only non-parameter value.
-    Neo4j reads a doubled backtick inside the quotes as one; FalkorDB cannot, so there a
-    type containing a backtick is refused rather than risked."""
-    check_id(relation)
-    if "`" in relation and not allow_backtick:
-        raise InvalidId(f"relation {relation!r}: FalkorDB cannot store a relationship type containing '`'")
-    return "`" + relation.replace("`", "``") + "`"
+    Neo4j reads a doubled backtick inside the quotes as one."""
+    return "`" + check_id(relation).replace("`", "``") + "`"
+
+
+def bolt_target(url: str, user: str | None = None, password: str | None = None,
+                database: str | None = None) -> tuple[str, str | None, tuple[str, str] | None]:
+    """(driver URI without credentials, database, auth) from a store URL and overrides."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or "localhost"
+    if parts.port:
+        netloc += f":{parts.port}"
+    uri = urlunsplit((parts.scheme, netloc, "", "", ""))
+    database = database or parse_qs(parts.query).get("database", [None])[0]
+    user = user or (unquote(parts.username) if parts.username else None)
+    password = password or (unquote(parts.password) if parts.password else None)
+    return uri, database, ((user, password or "") if user else None)
+
+
+def _check_reachable(uri: str) -> None:
+    """Fail at once on a closed port: the driver's managed retries would spend their whole
+    `max_transaction_retry_time` on a server that is simply not there."""
+    parts = urlsplit(uri)
+    try:
+        socket.create_connection((parts.hostname or "localhost", parts.port or 7687), timeout=5).close()
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot reach the Bolt server at {uri}: {exc}") from exc
+
+
+def run_query(driver: Driver, database: str | None, uri: str, query: str, params: dict[str, Any], *,
+              write: bool = False) -> list[dict[str, Any]]:
+    """One query in a managed transaction, its rows as dicts; driver errors as store errors."""
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        return [record.data() for record in tx.run(query, params)]
+
+    try:
+        with driver.session(database=database) as session:
+            return session.execute_write(work) if write else session.execute_read(work)
+    except AuthError as exc:
+        raise StoreAuthError(f"the Bolt server at {uri} refused the credentials: {exc.message}") from exc
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise StoreUnavailable(f"cannot reach the Bolt server at {uri}: {exc}") from exc
+    except (Neo4jError, DriverError) as exc:
+        raise StoreQueryError(f"{uri}: query failed: {getattr(exc, 'message', None) or exc}") from exc
+
+
+def open_bolt_store(url: str, *, user: str | None = None, password: str | None = None, database: str | None = None,
+                    **kwargs: Any) -> Neo4jStore:
+    """Neo4j, or FalkorDB when that is what answers: it announces itself as "Neo4j/5.x" but
+    lacks dbms.components()."""
+    uri, database, auth = bolt_target(url, user, password, database)
+    _check_reachable(uri)
+    driver = GraphDatabase.driver(uri, auth=auth, **DRIVER_SETTINGS)
+    try:
+        try:
+            run_query(driver, database, uri, "CALL dbms.components() YIELD name RETURN name", {})
+            store_class: type[Neo4jStore] = Neo4jStore
+        except StoreQueryError:
+            from kg_store.falkordb import FalkorDBStore
+
+            store_class = FalkorDBStore
+        return store_class(url, driver, database=database, **kwargs)
+    except BaseException:
+        driver.close()
+        raise
 
 
 class Neo4jStore(GraphStore):
-    def __init__(
-        self,
-        url: str,
-        *,
-        user: str | None = None,
-        password: str | None = None,
-        database: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    #: ids per read query (frontier batches)
+    batch_size = 500
+    #: rows per write query
+    write_batch_size = 5_000
+
+    def __init__(self, url: str, driver: Driver, *, database: str | None = None, **kwargs: Any) -> None:
+        """Over an open driver (`open_bolt_store` makes one from the URL); closes it on close()."""
         super().__init__(url, **kwargs)
-        parts = urlsplit(url)
-        netloc = parts.hostname or "localhost"
-        if parts.port:
-            netloc += f":{parts.port}"
-        self.uri = urlunsplit((parts.scheme, netloc, "", "", ""))
-        self.database = database or parse_qs(parts.query).get("database", [None])[0]
-        user = user or (unquote(parts.username) if parts.username else None)
-        password = password or (unquote(parts.password) if parts.password else None)
-        auth = (user, password or "") if user else None
-        # A short acquisition timeout: FalkorDB sometimes leaves a fresh handshake hanging,
-        # and the driver's default would wait 60 s before our retry.
-        self._driver = GraphDatabase.driver(
-            self.uri, auth=auth, connection_timeout=10, connection_acquisition_timeout=5, max_connection_lifetime=3600
-        )
-        self._server_agent()  # fails fast, with the URL, when the server is down or refuses us
-        self.is_falkordb = False  # until detected: no FalkorDB escaping for the probe
-        self.is_falkordb = self._detect_falkordb()
-        # FalkorDB renders parameters into a ~4 KB buffer and aborts beyond it: frontier
-        # batches stay small there and writes are cut by rendered size (_chunks).
-        self.batch_size = 25 if self.is_falkordb else 500
-        self.write_batch_size = 5_000
+        self.uri, self.database = bolt_target(url)[0], database
+        self._driver = driver
         self._ensure_indexes()
 
     # ---- transport ---------------------------------------------------------------------
-    def _server_agent(self) -> str:
-        for attempt in range(_RETRIES):
-            try:
-                return self._driver.get_server_info().agent or ""
-            except AuthError as exc:
-                raise StoreAuthError(f"Neo4j at {self.uri} refused the credentials: {exc.message}") from exc
-            except (ServiceUnavailable, SessionExpired, OSError) as exc:
-                if attempt == _RETRIES - 1:
-                    raise StoreUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}") from exc
-                time.sleep(0.2 * (attempt + 1))
-        return ""
-
     def _rel_type(self, relation: str) -> str:
-        return quote_rel_type(relation, allow_backtick=not self.is_falkordb)
+        return quote_rel_type(relation)
+
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Parameters as this server needs them (a dialect hook)."""
+        return params
 
     def _chunks(self, rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-        """Write batches: row count bounded, and on FalkorDB also rendered size."""
-        if not self.is_falkordb:
-            for start in range(0, len(rows), self.write_batch_size):
-                yield rows[start : start + self.write_batch_size]
-            return
-        chunk: list[dict[str, Any]] = []
-        size = 0
-        for row in rows:
-            row_size = param_bytes({"r": [row]})
-            if chunk and size + row_size > MAX_PARAM_BYTES - 200:
-                yield chunk
-                chunk, size = [], 0
-            chunk.append(row)
-            size += row_size
-        if chunk:
-            yield chunk
+        for start in range(0, len(rows), self.write_batch_size):
+            yield rows[start : start + self.write_batch_size]
 
-    def _detect_falkordb(self) -> bool:
-        # FalkorDB announces itself as "Neo4j/5.x" over Bolt; it lacks dbms.components().
-        try:
-            self._run("CALL dbms.components() YIELD name RETURN name")
-            return False
-        except StoreQueryError:
-            return True
-
-    def _run(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        if self.is_falkordb:
-            try:
-                params = falkordb_params(params)
-            except ValueError as exc:
-                raise InvalidId(str(exc)) from exc
-        for attempt in range(_RETRIES):
-            try:
-                with self._driver.session(database=self.database) as session:
-                    return [record.data() for record in session.run(query, params)]
-            except AuthError as exc:
-                raise StoreAuthError(f"Neo4j at {self.uri} refused the credentials: {exc.message}") from exc
-            except (ServiceUnavailable, SessionExpired) as exc:
-                # FalkorDB drops every other fresh handshake; a real outage fails all tries.
-                if attempt == _RETRIES - 1:
-                    raise StoreUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}") from exc
-                time.sleep(0.1 * (attempt + 1))
-            except (ClientError, DatabaseError, Neo4jError) as exc:
-                raise StoreQueryError(f"{self.uri}: query failed: {exc.message or exc}") from exc
-        raise AssertionError("unreachable")
+    def _run(self, query: str, *, write: bool = False, **params: Any) -> list[dict[str, Any]]:
+        return run_query(self._driver, self.database, self.uri, query, self._params(params), write=write)
 
     def close(self) -> None:
         self._driver.close()
 
     def _ensure_indexes(self) -> None:
-        if self.is_falkordb:
-            # No IF NOT EXISTS, and every error arrives as "unknown" over Bolt: ask first.
-            existing = {
-                (row["label"], prop)
-                for row in self._run("CALL db.indexes() YIELD label, properties RETURN label, properties")
-                for prop in row["properties"]
-            }
-            for label, prop in (("Entity", "id"), ("Entity", "name"), ("Entity", "name_norm"), ("Literal", "key")):
-                if (label, prop) not in existing:
-                    self._run(f"CREATE INDEX FOR (x:{label}) ON (x.{prop})")
-            return
         for statement in (
             "CREATE CONSTRAINT kgqa_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
             "CREATE INDEX kgqa_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)",
             "CREATE INDEX kgqa_entity_name_norm IF NOT EXISTS FOR (e:Entity) ON (e.name_norm)",
             "CREATE CONSTRAINT kgqa_literal_key IF NOT EXISTS FOR (l:Literal) REQUIRE l.key IS UNIQUE",
         ):
-            self._run(statement)
+            self._run(statement, write=True)
 
     # ---- writes ------------------------------------------------------------------------
     def clear(self) -> None:
-        while self._run("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c")[0]["c"]:
+        while self._run("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c", write=True)[0]["c"]:
             pass
 
     def write(self, batch: LoadBatch) -> None:
@@ -176,7 +162,7 @@ class Neo4jStore(GraphStore):
             self._run(
                 "UNWIND $rows AS row MERGE (e:Entity {id: row.id}) "
                 "SET e.name = coalesce(e.name, row.name), e.name_norm = coalesce(e.name_norm, row.norm)",
-                rows=chunk,
+                write=True, rows=chunk,
             )
         by_type: dict[str, list[dict[str, str]]] = defaultdict(list)
         for t in batch.triples:
@@ -187,7 +173,7 @@ class Neo4jStore(GraphStore):
                 f"MERGE (h)-[:{self._rel_type(relation)}]->(t)"
             )
             for chunk in self._chunks(rows):
-                self._run(query, rows=chunk)
+                self._run(query, write=True, rows=chunk)
         literals: dict[str, list[dict[str, str | None]]] = defaultdict(list)
         for a in batch.attributes:
             literals[a.relation].append({"s": check_id(a.subject), "key": a.key, "value": a.value,
@@ -199,7 +185,7 @@ class Neo4jStore(GraphStore):
                 f"MERGE (s)-[:{self._rel_type(relation)}]->(l)"
             )
             for chunk in self._chunks(rows):
-                self._run(query, rows=chunk)
+                self._run(query, write=True, rows=chunk)
 
     # ---- reads -------------------------------------------------------------------------
     def _neighbors(
@@ -281,10 +267,7 @@ class Neo4jStore(GraphStore):
         return {row["rel"]: int(row["c"]) for row in rows}
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
-        try:
-            edge = f"[:{self._rel_type(relation)}]"  # a type is no parameter in Cypher: strictly quoted instead
-        except InvalidId:  # a type FalkorDB cannot hold: no fact has it
-            return []
+        edge = f"[:{self._rel_type(relation)}]"  # a type is no parameter in Cypher: strictly quoted instead
         pattern = f"(e:Entity)-{edge}->(:Entity)" if direction == "out" else f"(e:Entity)<-{edge}-(:Entity)"
         rows = self._run(f"MATCH {pattern} RETURN DISTINCT e.id AS id LIMIT $limit", limit=limit)
         return [row["id"] for row in rows]

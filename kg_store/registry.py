@@ -3,7 +3,7 @@
   oxigraph:PATH                embedded Oxigraph on disk (the default), `oxigraph:` in memory
   sparql+http://HOST:PORT/sparql[?update=PATH&graph=IRI]   any SPARQL 1.1 endpoint
                                (Virtuoso, Oxigraph server); credentials as user:pass@
-  bolt://, neo4j://, bolt+s:// ...                          Neo4j (or Bolt-speaking servers)
+  bolt://, neo4j://, bolt+s:// ...                          Neo4j, or FalkorDB's Bolt port
   memory:                      the in-memory reference backend
 """
 
@@ -37,9 +37,9 @@ def open_store(
 
         return SparqlStore(url, schema_prefixes=schema_prefixes)
     if url.startswith(("bolt", "neo4j")) and "://" in url:
-        from kg_store.neo4j import Neo4jStore
+        from kg_store.neo4j import open_bolt_store
 
-        return Neo4jStore(
+        return open_bolt_store(
             url, user=neo4j_user, password=neo4j_password, database=neo4j_database, schema_prefixes=schema_prefixes
         )
     if url == "memory:":

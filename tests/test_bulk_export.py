@@ -35,7 +35,7 @@ def test_neo4j_admin_csvs(tmp_path: Path) -> None:
 
 @pytest.mark.server
 def test_virtuoso_ld_dir_loads_the_export(tmp_path: Path, virtuoso_installed: None) -> None:
-    from kg_store.servers.virtuoso import VirtuosoServer
+    from tests.servers.virtuoso import VirtuosoServer
 
     src = write(tmp_path / "fb.nt", NT_LINES)
     out = tmp_path / "bulk"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kg_store.servers.falkordb import FalkorDBServer, falkordb_params
+from kg_store import open_store
+from kg_store.falkordb import FalkorDBStore, falkordb_params
+from tests.servers.falkordb import FalkorDBServer
 
 pytestmark = pytest.mark.server
 
@@ -66,6 +68,15 @@ def test_new_driver_after_close_connects_at_once(falkordb: FalkorDBServer) -> No
             started = time.monotonic()
             assert session.execute_read(lambda tx: tx.run("RETURN 1 AS x").single(strict=True)["x"]) == 1
             assert time.monotonic() - started < 2.0
+
+
+def test_a_bolt_url_opens_the_falkordb_backend(falkordb: FalkorDBServer) -> None:
+    store = open_store(falkordb.bolt_url)
+    try:
+        assert isinstance(store, FalkorDBStore) and store.batch_size < 100
+        assert store.stats().entities >= 0
+    finally:
+        store.close()
 
 
 def test_params_are_checked() -> None:

@@ -50,11 +50,12 @@ def test_a_wrong_hash_is_refused_and_leaves_nothing(tmp_path: Path, monkeypatch:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> None:
-    # The server is started with die_with_parent; a `sleep` stands in for it here.
+    # The server is started with agent.process.spawn, as LocalLlamaServer does; a `sleep` stands in for it.
     starter = subprocess.Popen([sys.executable, "-c", (
-        "import subprocess, sys, time\n"
-        "from agent.llm.local import die_with_parent\n"
-        "child = subprocess.Popen(['sleep', '60'], preexec_fn=die_with_parent)\n"
+        "import pathlib, signal, tempfile, time\n"
+        "from agent.process import spawn\n"
+        "log = pathlib.Path(tempfile.mkdtemp()) / 'log'\n"
+        "child = spawn(['sleep', '60'], log.parent, log, signal.SIGTERM, new_session=True)\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
     assert starter.stdout is not None

@@ -7,6 +7,7 @@ import pytest
 
 from kg_store import InvalidId
 from kg_store.ids import from_iri, to_iri
+from kg_store.falkordb import FalkorDBStore
 from kg_store.neo4j import quote_rel_type
 from kg_store.sparql_text import iri, iri_ref, literal, neighbors_queries
 
@@ -50,7 +51,8 @@ def test_a_query_over_nasty_ids_parses_and_keeps_them_as_data() -> None:
 def test_cypher_relationship_types_are_quoted() -> None:
     assert quote_rel_type("film.actor.film") == "`film.actor.film`"
     assert quote_rel_type("a`b") == "`a``b`"
+    falkordb = object.__new__(FalkorDBStore)  # the dialect alone, no server
     with pytest.raises(InvalidId):
-        quote_rel_type("a`b", allow_backtick=False)
+        falkordb._rel_type("a`b")
     with pytest.raises(InvalidId):
         quote_rel_type("new\nline")

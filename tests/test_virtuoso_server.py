@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
 
-from kg_store.servers.virtuoso import VirtuosoServer
+from tests.servers.virtuoso import VirtuosoServer
 
 pytestmark = pytest.mark.server
 

@@ -13,8 +13,6 @@ import importlib
 import importlib.resources
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Self
 
 from agent.llm.base import LLMError, LLMUnavailable
+from agent.process import LocalServer, free_port, spawn
 
 
 @dataclass(frozen=True)
@@ -104,21 +103,6 @@ def assemble(model: LocalModel, cache_dir: Path) -> Path:
     return target
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def die_with_parent() -> None:
-    """Run in the child before exec: on Linux it gets SIGTERM when the thread that started
-    it ends, even by SIGKILL, so no server outlives the run that started it."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
-
-
 SERVER_CONTEXT = 4096  # tokens; the embedded server's context window
 
 
@@ -127,7 +111,7 @@ def server_threads() -> int:
     return os.cpu_count() or 2
 
 
-class LocalLlamaServer:
+class LocalLlamaServer(LocalServer):
     """llama-cpp-python's OpenAI-compatible server for one GGUF, as a child process."""
 
     def __init__(self, model_path: Path, *, n_ctx: int = SERVER_CONTEXT, threads: int | None = None, log_dir: Path,
@@ -137,7 +121,7 @@ class LocalLlamaServer:
         self.gpu_layers, self.logprobs = gpu_layers, logprobs
         self.port = 0
         self.log_path = log_dir / "llama-server.log"
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc = None
 
     @staticmethod
     def available() -> bool:
@@ -150,14 +134,11 @@ class LocalLlamaServer:
     def start(self, timeout: float = 120.0) -> LocalLlamaServer:
         if not self.available():
             raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (see README)")
-        self.port = _free_port()
+        self.port = free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
         # must not reach (and stop) the server the next turn needs.
-        with open(self.log_path, "ab") as log:
-            self._proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                          start_new_session=True,
-                                          preexec_fn=die_with_parent)  # noqa: PLW1509 - only a prctl call
+        self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -192,19 +173,7 @@ class LocalLlamaServer:
         ]
 
     def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        self._stop_process(timeout=10)
 
     def __enter__(self) -> Self:
         return self.start() if self._proc is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-

@@ -10,7 +10,7 @@ Usage::
 or from a shell script (runs in the foreground until SIGTERM/SIGINT and prints one
 JSON line with the URLs once the endpoint answers)::
 
-    python -m kg_store.servers.virtuoso start --workdir DIR --http-port P --isql-port Q
+    python -m tests.servers.virtuoso start --workdir DIR --http-port P --isql-port Q
 
 Notes for clients (checked against Debian's Virtuoso 07.20.3229):
 
@@ -50,7 +50,8 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from kg_store.servers._process import HOST, LocalServer, free_port, log_tail, serve, spawn, stop_on_signals
+from agent.process import HOST, LocalServer, free_port, log_tail, spawn
+from tests.servers import serve, stop_on_signals
 
 VIRTUOSO_BIN = "virtuoso-t"
 ISQL_BIN = "isql-vt"
@@ -342,7 +343,7 @@ ResultSetMaxRows = 1000000
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kg_store.servers.virtuoso",
+        prog="python -m tests.servers.virtuoso",
         description="Run a private Virtuoso instance in the foreground until SIGTERM/SIGINT.",
     )
     sub = parser.add_subparsers(dest="command", required=True)

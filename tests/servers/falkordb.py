@@ -12,7 +12,7 @@ file). The helpers here cover the ones every client hits:
   connection on ``Driver.close()``) makes one later handshake hang; :meth:`FalkorDBServer.driver`
   clears that backlog before handing out a driver, and :data:`DRIVER_KWARGS` keeps a
   hang short so managed transactions retry past it.
-* :func:`falkordb_params` -- parameters are spliced into the query text unescaped and
+* ``kg_store.falkordb.falkordb_params`` -- parameters are spliced into the query text unescaped and
   into a ~4 KiB buffer (the server aborts beyond it), so strings must be escaped and
   parameter maps kept small.
 * Bolt ports above 32767 silently disable Bolt, so free ports are drawn below that.
@@ -22,11 +22,11 @@ file). The helpers here cover the ones every client hits:
 Usage::
 
     with FalkorDBServer(tmp_path) as srv, srv.driver() as driver, driver.session() as s:
-        s.execute_write(lambda tx: tx.run(query, falkordb_params(params)).consume())
+        s.execute_write(lambda tx: tx.run(query, kg_store.falkordb.falkordb_params(params)).consume())
 
 or from a shell (foreground until SIGTERM/SIGINT; prints one JSON line when ready)::
 
-    python -m kg_store.servers.falkordb start --workdir DIR [--port P] [--bolt-port B]
+    python -m tests.servers.falkordb start --workdir DIR [--port P] [--bolt-port B]
 """
 
 from __future__ import annotations
@@ -35,34 +35,29 @@ import argparse
 import atexit
 import contextlib
 import errno
-import json
 import logging
 import os
 import random
-import re
 import signal
 import socket
 import struct
 import sys
 import threading
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg_store.servers._process import HOST, LocalServer, free_port, log_tail, serve, spawn, stop_on_signals
+from agent.process import HOST, LocalServer, free_port, log_tail, spawn
+from tests.servers import serve, stop_on_signals
 
 if TYPE_CHECKING:
     from neo4j import Driver
 
 __all__ = [
     "DRIVER_KWARGS",
-    "MAX_PARAM_BYTES",
     "FalkorDBServer",
     "absorb_stuck_handshakes",
-    "falkordb_params",
     "main",
-    "param_bytes",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,57 +79,6 @@ DRIVER_KWARGS: dict[str, Any] = {
     "connection_timeout": 3.0,
     "max_transaction_retry_time": 20.0,
 }
-
-#: Budget for one query's parameters, in bytes of their rendering as Cypher literals.
-#: FalkorDB writes the parameters into a fixed stack buffer; about 4,090 rendered bytes
-#: abort the whole server ("stack smashing detected"). Batch rows by size, not count.
-MAX_PARAM_BYTES = 3500
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def _escape(value: Any, where: str) -> Any:
-    if isinstance(value, str):
-        if "\0" in value:
-            raise ValueError(f"{where}: NUL characters are truncated by FalkorDB")
-        # FalkorDB re-parses parameters as '...' literals: escape what that parser reads.
-        return value.replace("\\", "\\\\").replace("'", "\\'")
-    if isinstance(value, (list, tuple)):
-        return [_escape(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    if isinstance(value, Mapping):
-        for key in value:
-            if not isinstance(key, str) or not _IDENTIFIER.match(key):
-                raise ValueError(f"{where}: map key {key!r} is not a plain identifier")
-        return {key: _escape(item, f"{where}.{key}") for key, item in value.items()}
-    return value
-
-
-def param_bytes(params: Mapping[str, Any]) -> int:
-    """Upper bound of the size FalkorDB renders ``params`` to (escape them first).
-
-    JSON quotes map keys and FalkorDB does not, so this overestimates slightly."""
-    return len(json.dumps(params, ensure_ascii=False, default=str).encode())
-
-
-def falkordb_params(params: Mapping[str, Any], max_bytes: int | None = MAX_PARAM_BYTES) -> dict[str, Any]:
-    """Return query parameters in the form FalkorDB's Bolt endpoint needs.
-
-    FalkorDB splices Bolt parameters into the query as single-quoted literals without
-    escaping: ``"it's"`` is a syntax error and ``"' RETURN 1 //"`` injects Cypher. So
-    backslashes and single quotes in every (nested) string are escaped here; map keys
-    must be plain identifiers; NUL is rejected (it truncates). Raises ValueError above
-    ``max_bytes`` (see :data:`MAX_PARAM_BYTES`; None disables the check). Floats come
-    back with 6 decimals (rendered with %f): inline them as literals if that matters.
-    Against a real Neo4j server these parameters would be wrong: apply only here.
-    """
-    escaped: dict[str, Any] = _escape(dict(params), "params")
-    if max_bytes is not None and (size := param_bytes(escaped)) > max_bytes:
-        raise ValueError(
-            f"query parameters render to ~{size} bytes; FalkorDB crashes near 4,090 "
-            f"(budget {max_bytes}): send smaller batches"
-        )
-    return escaped
-
 
 _BOLT_MAGIC = b"\x60\x60\xb0\x17"
 # Offer Bolt 5.7 down to 5.0, then 4.4 and 4.0 -- FalkorDB answers 5.7 (0x00000705).
@@ -406,7 +350,7 @@ class FalkorDBServer(LocalServer):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kg_store.servers.falkordb", description="Run a private FalkorDB (Bolt)"
+        prog="python -m tests.servers.falkordb", description="Run a private FalkorDB (Bolt)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     start = sub.add_parser("start", help="run in the foreground until SIGTERM/SIGINT")

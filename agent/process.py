@@ -1,17 +1,15 @@
-"""Child-process plumbing shared by the throwaway servers in this package."""
+"""Child processes that must not outlive us: the embedded model server (agent/llm/local.py)
+and the throwaway graph servers the tests and benchmarks start (tests/servers/)."""
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import ctypes
-import json
 import signal
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -123,29 +121,3 @@ class LocalServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
-
-@contextlib.contextmanager
-def stop_on_signals() -> Iterator[threading.Event]:
-    """Turn SIGTERM/SIGINT into the yielded event for the duration of the block."""
-    event = threading.Event()
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    for sig in previous:
-        signal.signal(sig, lambda _sig, _frame: event.set())
-    try:
-        yield event
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def serve(server: LocalServer, info: Mapping[str, object], stop: threading.Event, died: str) -> int:
-    """CLI foreground loop: print ``info`` as one JSON line, then wait for ``stop``.
-
-    Returns 0, or 1 (after printing ``died``) if the server exits first."""
-    print(json.dumps(info), flush=True)
-    while not stop.wait(0.5):
-        if not server.is_running():
-            print(died, file=sys.stderr)
-            return 1
-    return 0
