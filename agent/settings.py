@@ -5,7 +5,7 @@ command line only puts its flags on top (`kgqa.cli.common.settings_from`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -13,6 +13,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.pog.config import PoGConfig
 from agent.triples.config import TriplesConfig
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES
+
+LocalModelName = Literal["qwen-0.5b", "qwen-1.5b"]
+LOCAL_MODELS: tuple[str, ...] = get_args(LocalModelName)
 
 
 def default_data_dir() -> Path:
@@ -35,7 +38,7 @@ class Settings(BaseSettings):
     neo4j_password: str | None = Field(default=None, description="Neo4j password (or in the bolt:// URL).")
     neo4j_database: str | None = Field(default=None, description="Neo4j database name; server default if unset.")
 
-    llm: Literal["qwen-0.5b", "qwen-1.5b"] = Field(default="qwen-0.5b", description="Embedded model, used when no endpoint is set.")
+    llm: LocalModelName = Field(default="qwen-0.5b", description="Embedded model, used when no endpoint is set.")
     llm_gpu_layers: int = Field(
         default=0, ge=-1, description="Layers of the embedded model to run on a GPU (-1: all); needs a CUDA "
         "build of llama-cpp-python (README, Language model).")

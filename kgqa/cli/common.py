@@ -7,8 +7,9 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -16,26 +17,47 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
+from agent.pog.config import STRATEGIES
+from agent.settings import LOCAL_MODELS
 from kg_store import GraphStore, StoreError
 from kg_store.base import redact_url
 from kgqa.settings import Settings
+from loaders.questions import QUESTION_FORMATS
 
 Model = TypeVar("Model", bound=BaseModel)
 
-app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(help="Question answering over knowledge graphs.", no_args_is_help=True)
 console = Console(stderr=True)
 out = Console()
+
+
+
+def choices(name: str, values: Iterable[str]) -> type[StrEnum]:
+    """String choices as an Enum: Typer lists them in --help and refuses anything else."""
+    return StrEnum(name, {value: value for value in values})
+
+
+Strategy = choices("Strategy", STRATEGIES)
+LocalModelKey = choices("LocalModelKey", LOCAL_MODELS)
+QuestionFormat = choices("QuestionFormat", QUESTION_FORMATS)
 
 StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 # The PoG agent's flags, shared by `ask`, `eval` and `demo`.
-StrategyOpt = Annotated[str | None, typer.Option(
-    help="PoG pruning: fuzzy, fuzzy+precise, fuzzy+branch or fuzzy+branch+precise.")]
+StrategyOpt = Annotated[Strategy | None, typer.Option(help="PoG pruning: which LLM steps follow the fuzzy ranking.")]
 WidthOpt = Annotated[int | None, typer.Option(help="PoG: W, paths kept for the answer.")]
 DepthOpt = Annotated[int | None, typer.Option(help="PoG: D_max, the deepest exploration in hops.")]
-LLMOpt = Annotated[str | None, typer.Option(
-    "--llm", help="Embedded model when no endpoint is set: qwen-0.5b (default) or qwen-1.5b.")]
+LLMOpt = Annotated[LocalModelKey | None, typer.Option("--llm", help="Embedded model when no endpoint is set.")]
 MemoryOpt = Annotated[Path | None, typer.Option("--path-memory", help="PoG: a path-memory file (kgqa memory build).")]
 
 
@@ -131,13 +153,30 @@ def print_json(obj: object) -> None:
         print(text)
 
 
-class ProgressLines:
-    """For logs and pipes, where a live bar cannot draw: a line every `every` seconds."""
+class Bar:
+    """One task's progress: a live bar on a terminal; in logs and pipes, where a bar cannot
+    draw, a line every `every` seconds."""
 
-    def __init__(self, every: float = 10.0) -> None:
-        self.every, self._last = every, time.monotonic()
+    def __init__(self, progress: Progress, task: TaskID, every: float) -> None:
+        self._progress, self._task, self._every, self._last = progress, task, every, time.monotonic()
 
-    def __call__(self, render: Callable[[], str]) -> None:
-        if not console.is_terminal and time.monotonic() - self._last >= self.every:
+    def update(self, *, advance: float = 0, completed: float | None = None, total: float | None = None,
+               description: str | None = None, note: str | None = None) -> None:
+        given = {"completed": completed, "total": total, "description": description, "note": note}
+        self._progress.update(self._task, advance=advance, **{k: v for k, v in given.items() if v is not None})
+        if not console.is_terminal and time.monotonic() - self._last >= self._every:
             self._last = time.monotonic()
-            console.print(render(), highlight=False)
+            task = self._progress.tasks[self._task]
+            done = f"{task.completed:,.0f}" + (f"/{task.total:,.0f}" if task.total is not None else "")
+            console.print(f"{task.description}: {done} {task.fields['note']}".rstrip(), highlight=False)
+
+
+@contextmanager
+def progress_bar(description: str, total: float | None = None, *, in_bytes: bool = False,
+                 every: float = 10.0) -> Iterator[Bar]:
+    """The progress display of every long command (`in_bytes`: the total is a file size)."""
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(),
+               DownloadColumn() if in_bytes else TextColumn("{task.completed:,.0f}/{task.total}"),
+               TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        yield Bar(progress, progress.add_task(description, total=total, note=""), every)

@@ -9,20 +9,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from kg_store import KGQAError
 from kgqa.cli.common import (
     JsonOpt,
     LLMOpt,
-    ProgressLines,
+    QuestionFormat,
     StoreOpt,
     app,
-    console,
     fail,
     opened,
     out,
     print_json,
+    progress_bar,
     settings_from,
 )
 from loaders.records import MalformedInput
@@ -34,7 +33,7 @@ app.add_typer(memory_app, name="memory")
 @memory_app.command("build")
 def memory_build(
     questions: Annotated[Path, typer.Option("--questions", help="Question file with gold answers (a dev split).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
+    fmt: Annotated[QuestionFormat, typer.Option("--format", "-f", help="The question file's format.")],
     out_path: Annotated[Path, typer.Option("--out", "-o", help="Memory file (JSON Lines); a rerun resumes and appends.")],
     store: StoreOpt = None,
     sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
@@ -52,10 +51,8 @@ def memory_build(
     from agent.evaluation.harness import select
     from agent.pog.memory import MemoryEntry, build_memory
     from kg_store.paths import NeighborCache
-    from loaders.questions import QUESTION_FORMATS, guess_format, question_group, read_questions
+    from loaders.questions import guess_format, question_group, read_questions
 
-    if fmt not in QUESTION_FORMATS:
-        raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}", 2)
     settings = settings_from(store)
     try:
         question_set = read_questions(questions, fmt)
@@ -65,17 +62,10 @@ def memory_build(
     chosen = select(question_set, limit=limit, sample=sample, seed=seed)
     left_out = sum(question_group(q) in excluded for q in chosen)
     labelled = Counter[str]()
-    columns = (TextColumn("[bold]memory"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TextColumn("{task.fields[kept]} kept"), TimeElapsedColumn(), TimeRemainingColumn())
-    with opened(settings, read_only=True) as target, \
-            Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("memory", total=len(chosen) - left_out, kept=0)
-        lines = ProgressLines()
-
+    with opened(settings, read_only=True) as target, progress_bar("memory", len(chosen) - left_out) as bar:
         def on_entry(entry: MemoryEntry) -> None:
             labelled["kept" if entry.paths else "none"] += 1
-            progress.update(task, advance=1, kept=labelled["kept"])
-            lines(lambda: f"memory: {sum(labelled.values())} questions this run, {labelled['kept']} with a path")
+            bar.update(advance=1, note=f"{labelled['kept']} with a path")
 
         try:
             entries = build_memory(NeighborCache(target, limit_per_entity=settings.pog.limit_per_entity), chosen,
@@ -125,16 +115,9 @@ def memory_synthesize(
     options = SynthesisOptions(max_depth=max_depth, seed=seed, per_kind=per_kind,
                                limit_per_entity=settings.pog.limit_per_entity)
     started = time.monotonic()
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TimeElapsedColumn())
-    with opened(settings, read_only=True) as target, \
-            Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("starting", total=None)
-        lines = ProgressLines()
-
+    with opened(settings, read_only=True) as target, progress_bar("starting") as bar:
         def on_step(stage: str, done: int, total: int) -> None:
-            progress.update(task, description=stage, completed=done, total=total)
-            lines(lambda: f"synthesize: {stage} {done}/{total}")
+            bar.update(description=stage, completed=done, total=total)
 
         try:
             with open_llm(settings) as model:

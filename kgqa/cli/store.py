@@ -8,7 +8,9 @@ import typer
 from rich.table import Table
 
 from kg_store.model import Neighborhood
-from kgqa.cli.common import JsonOpt, StoreOpt, app, fail, opened, out, print_json, settings_from
+from kgqa.cli.common import JsonOpt, StoreOpt, app, choices, opened, out, print_json, settings_from
+
+Direction = choices("Direction", ("out", "in", "both"))
 
 store_app = typer.Typer(help="Inspect a graph store.", no_args_is_help=True)
 app.add_typer(store_app, name="store")
@@ -30,16 +32,14 @@ def store_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
 def store_neighbors(
     entity: Annotated[list[str], typer.Argument(help="Entity id(s), e.g. m.0abc or 'Tom Hanks'.")],
     store: StoreOpt = None,
-    direction: Annotated[str, typer.Option(help="out, in or both.")] = "both",
+    direction: Annotated[Direction, typer.Option(help="Which edges: from the entity, to it, or both.")] = Direction.both,
     relation: Annotated[list[str] | None, typer.Option("--relation", "-r", help="Only these relations.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many edges per entity and direction.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Neighbours of entities (one batched query)."""
-    if direction not in ("out", "in", "both"):
-        raise fail("--direction must be out, in or both", 2)
     with opened(settings_from(store), read_only=True) as target:
-        hood = target.neighbors(entity, direction=direction, relations=relation, limit_per_entity=limit)  # type: ignore[arg-type]
+        hood = target.neighbors(entity, direction=direction.value, relations=relation, limit_per_entity=limit)  # type: ignore[arg-type]
         names = target.names(entity)
     if as_json:
         print_json(neighborhood_json(hood, names))

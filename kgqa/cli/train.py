@@ -6,20 +6,33 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from kg_store.base import redact_url
-from kgqa.cli.common import JsonOpt, ProgressLines, StoreOpt, app, console, fail, opened, out, print_json, settings_from
+from kgqa.cli.common import (
+    JsonOpt,
+    QuestionFormat,
+    StoreOpt,
+    app,
+    choices,
+    console,
+    fail,
+    opened,
+    out,
+    print_json,
+    progress_bar,
+    settings_from,
+)
 from loaders.records import MalformedInput
 
 train_app = typer.Typer(help="Train the learnt parts (from dev splits only).", no_args_is_help=True)
 app.add_typer(train_app, name="train")
+Device = choices("Device", ("cpu", "cuda"))
 
 
 @train_app.command("kg-scout")
 def train_kg_scout(
     questions: Annotated[list[Path], typer.Option("--questions", help="Question file(s) with gold answers (dev splits).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
+    fmt: Annotated[QuestionFormat, typer.Option("--format", "-f", help="The question files' format.")],
     out_path: Annotated[Path, typer.Option("--out", "-o", help="Where to write the checkpoint (model.pt).")],
     store: StoreOpt = None,
     epochs: Annotated[int, typer.Option(help="Epochs at most (early stopping may end sooner).")] = 30,
@@ -32,53 +45,43 @@ def train_kg_scout(
     candidates: Annotated[int, typer.Option(help="Cosine pre-filter: candidates per question.")] = 1000,
     patience: Annotated[int, typer.Option(help="Epochs without a better validation reward before stopping.")] = 5,
     min_epochs: Annotated[int, typer.Option(help="Epochs always trained before early stopping may end the run.")] = 10,
-    device: Annotated[str | None, typer.Option(
-        help="cpu or cuda, for the embeddings and the policy; default KGQA_EMBEDDING_DEVICE (cpu).")] = None,
+    device: Annotated[Device | None, typer.Option(
+        help="For the embeddings and the policy; default KGQA_EMBEDDING_DEVICE (cpu).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Train the KG-Scout policy (REINFORCE; reward 2 presence + 4 connectivity + 1
     efficiency + 3 coverage) and write a checkpoint that
     `kgqa eval --pipeline triples --scorer kg-scout --scorer-model FILE` loads."""
     from agent.embeddings import Embedder
-    from agent.evaluation.harness import select
-    from agent.optional.kg_scout.training import Example, TrainingConfig, prepare, save_checkpoint, train
-    from loaders.questions import QUESTION_FORMATS, read_questions
+    from agent.optional.kg_scout.training import (
+        Example,
+        TrainingConfig,
+        prepare,
+        save_checkpoint,
+        train,
+        training_questions,
+    )
 
-    if fmt not in QUESTION_FORMATS:
-        raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}", 2)
     if out_path.suffix != ".pt":
         raise fail("--out should name a .pt file", 2)
     settings = settings_from(store)
     if device is not None:
-        if device not in ("cpu", "cuda"):
-            raise fail("--device must be cpu or cuda", 2)
-        settings = settings.model_copy(update={"embedding_device": device})
-    chosen, gold = [], {}
-    for path in questions:
-        try:
-            question_set = read_questions(path, fmt)
-        except (MalformedInput, FileNotFoundError) as exc:
-            raise fail(str(exc), 2) from exc
-        held_out = {q.id for q in select(question_set, sample=exclude_sample, seed=exclude_seed)} if exclude_sample else set()
-        # Held-out questions are removed before sampling: samples with one seed share a
-        # prefix, so removing them afterwards would shrink the training set instead.
-        chosen += select(question_set, sample=sample, seed=seed, exclude=held_out)
-        gold.update(question_set.gold)
+        settings = settings.model_copy(update={"embedding_device": device.value})
+    try:
+        chosen, gold = training_questions(questions, fmt, sample=sample, seed=seed, held_out_sample=exclude_sample,
+                                          held_out_seed=exclude_seed)
+    except (MalformedInput, FileNotFoundError) as exc:
+        raise fail(str(exc), 2) from exc
     config = TrainingConfig(candidates=candidates, k=k, epochs=epochs, patience=patience, min_epochs=min_epochs,
                             seed=seed, device=settings.embedding_device)
     embedder = Embedder.from_settings(settings)
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    lines = ProgressLines()
-    with opened(settings, read_only=True) as target, \
-            Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("features", total=len(chosen), note="")
-        kept = [0]
+    with opened(settings, read_only=True) as target, progress_bar("features", len(chosen)) as bar:
+        usable = 0
 
         def on_question(example: Example | None) -> None:
-            kept[0] += example is not None
-            progress.update(task, advance=1, note=f"{kept[0]} usable")
-            lines(lambda: f"features: {progress.tasks[task].completed:.0f}/{len(chosen)}, {kept[0]} usable")
+            nonlocal usable
+            usable += example is not None
+            bar.update(advance=1, note=f"{usable} usable")
 
         try:
             examples = prepare(target, chosen, gold, embedder, config, on_question)
@@ -87,14 +90,10 @@ def train_kg_scout(
     if len(examples) < 2:
         raise fail(f"only {len(examples)} of {len(chosen)} questions have their answers among more than {k} "
                    "candidates: nothing to learn from (use more questions, or a smaller --k)")
-    history: list[dict] = []
-    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("training", total=epochs, note="")
-
+    with progress_bar("training", epochs) as bar:
         def on_epoch(row: dict) -> None:
-            history.append(row)
             note = f"train {row['train_reward']:.3f}  validation {row['validation_reward']:.3f}"
-            progress.update(task, advance=1, note=note)
+            bar.update(advance=1, note=note)
             console.print(f"epoch {row['epoch']}: {note} ({row['seconds']:.0f}s)", highlight=False)
 
         try:
@@ -102,7 +101,7 @@ def train_kg_scout(
         except KeyboardInterrupt:
             raise fail("interrupted: no checkpoint written", 130) from None
     save_checkpoint(out_path, model, config, history, {
-        "questions": [str(p) for p in questions], "format": fmt, "used": len(examples), "selected": len(chosen),
+        "questions": [str(p) for p in questions], "format": fmt.value, "used": len(examples), "selected": len(chosen),
         "sample": sample, "seed": seed, "excluded_sample": exclude_sample, "excluded_seed": exclude_seed,
         "store": redact_url(settings.store_url if store is None else store)})
     report = {"out": str(out_path), "questions": len(chosen), "used": len(examples), "epochs": len(history),

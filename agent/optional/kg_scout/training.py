@@ -28,7 +28,7 @@ from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacem
 from agent.optional.kg_scout.reward import Edge, reward, shortest_paths
 from kg_store import GraphStore
 from kg_store.errors import InputError
-from loaders.questions import Gold, Question
+from loaders.questions import Gold, Question, read_questions
 
 CHECKPOINT_VERSION = 1
 
@@ -61,6 +61,27 @@ class Example:
     answers: set[str]  # ids of the candidates' entities whose names are gold answers
     candidates: Candidates
     reference: list[list[Edge]] = field(default_factory=list)  # shortest topic-answer paths among the candidates
+
+
+def training_questions(paths: Sequence[Path], fmt: str, *, sample: int | None = None, seed: int = 0,
+                       held_out_sample: int | None = None, held_out_seed: int = 0
+                       ) -> tuple[list[Question], dict[str, Gold]]:
+    """The questions to learn from, and their gold answers: from each file a sample of
+    `sample` (all when None) after leaving out the questions that
+    `kgqa eval --sample HELD_OUT_SAMPLE --seed HELD_OUT_SEED` evaluates on. Those are left
+    out before sampling: samples with one seed share a prefix, so removing them afterwards
+    would shrink the training set instead."""
+    from agent.evaluation.harness import select
+
+    chosen: list[Question] = []
+    gold: dict[str, Gold] = {}
+    for path in paths:
+        question_set = read_questions(path, fmt)
+        held_out = {q.id for q in select(question_set, sample=held_out_sample, seed=held_out_seed)} \
+            if held_out_sample else set()
+        chosen += select(question_set, sample=sample, seed=seed, exclude=held_out)
+        gold.update(question_set.gold)
+    return chosen, gold
 
 
 def prepare(store: GraphStore, questions: Sequence[Question], gold: dict[str, Gold], embedder: Embedder,
