@@ -71,6 +71,7 @@ def eval_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question set against a live store and score it; results stream to JSONL."""
+    from agent.evaluation.browser import default_page
     from agent.evaluation.harness import EvalRun, ResultsInUse, read_finished, select
     from agent.evaluation.report import write_report
     from agent.llm.base import LLMError
@@ -115,7 +116,8 @@ def eval_command(
     chosen_ids = {q.id for q in chosen}
     rows = [r for r in read_finished(out_path).values() if r["id"] in chosen_ids]
     report = write_report(rows, summary, out_path, command_line())
-    console.print(f"results: {out_path}  report: {report}")
+    page = _write_run_page(rows, out_path, default_page(out_path), summary=summary, command=command_line())
+    console.print(f"results: {out_path}  report: {report}  page: {page}")
     if as_json:
         print(json.dumps(summary))
     else:
@@ -159,20 +161,86 @@ def compare_command(
     base: Annotated[Path, typer.Argument(help="Results JSONL (or .jsonl.gz) to compare against.")],
     runs: Annotated[list[Path], typer.Argument(help="Results of other runs of the same questions.")],
     as_json: JsonOpt = False,
+    html: Annotated[bool, typer.Option("--html", help=(
+        "Also write a page per run, side by side with BASE: won, lost, changed paths, each question's traces "
+        "(RUN.vs-BASE.html beside RUN unless --out)."))] = False,
+    out_path: Annotated[Path | None, typer.Option("--out", "-o", help="The page to write (one RUN; implies --html).")]
+    = None,
 ) -> None:
     """Hits@1 of each run against BASE on the questions both answered, and the questions lost and won."""
+    from agent.evaluation.browser import compare_page, default_page
     from agent.evaluation.compare import compare
 
+    if out_path is not None and len(runs) > 1:
+        raise fail("--out names one page: give one RUN with it, or leave it out for a page beside each run", 2)
     base_rows = _rows_of(base)
     for run in runs:
-        result = {"run": str(run), **compare(base_rows, _rows_of(run))}
+        run_rows = _rows_of(run)
+        result = {"run": str(run), **compare(base_rows, run_rows)}
         if as_json:
             print(json.dumps(result))
         else:
             out.print(f"[bold]{run}[/]: Hits@1 {result['hits1']:.3f} over {result['n']}; on the {result['shared']} "
                       f"shared with the base {result['hits1_shared']:.3f} against {result['base_hits1_shared']:.3f}, "
-                      f"{result['lost']} lost, {result['won']} won; {result['llm_calls_avg']:.2f} LLM calls, "
+                      f"{result['lost']} lost, {result['won']} won, {result['changed_paths']} changed paths; "
+                      f"{result['llm_calls_avg']:.2f} LLM calls, "
                       f"{result['prompt_tokens_avg']:.0f} prompt tokens a question, {result['errors']} errors")
+        if html or out_path is not None:
+            page = out_path or default_page(run, base)
+            folder = _pages_folder(page)
+            shared = [row for qid, row in run_rows.items() if qid in base_rows]
+            text = compare_page(base_rows, run_rows, base_name=str(base), run_name=str(run),
+                                base_pages=_trace_pages([base_rows[r["id"]] for r in shared], base, folder / "base",
+                                                        page),
+                                run_pages=_trace_pages(shared, run, folder / "run", page))
+            _write_page(page, text)
+            console.print(f"wrote {page}")
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[Path, typer.Argument(help="Results JSONL (or .jsonl.gz) as `kgqa eval --out` writes it.")],
+    out_path: Annotated[Path | None, typer.Option("--out", "-o", help="The page to write (default: RUN.html beside "
+                                                                     "the results).")] = None,
+) -> None:
+    """One self-contained page for a run: summary, accuracy by hop or type, time and cost
+    distributions, and every question (prediction, gold, right or wrong) linking its trace page."""
+    from agent.evaluation.browser import default_page
+
+    rows = list(_rows_of(results).values())
+    console.print(f"wrote {_write_run_page(rows, results, out_path or default_page(results))}")
+
+
+def _pages_folder(page: Path) -> Path:
+    """Where a page's trace pages go: `NAME.pages/` beside `NAME.html`."""
+    return page.with_name(page.stem + ".pages")
+
+
+def _trace_pages(rows: list[dict], results: Path, folder: Path, page: Path):
+    from kgqa.cli.trace import trace_pages
+
+    try:
+        return trace_pages(rows, results, folder, page)
+    except OSError as exc:
+        raise fail(f"cannot write the trace pages in {folder}: {exc.strerror or exc}") from exc
+
+
+def _write_run_page(rows: list[dict], results: Path, page: Path, *, summary: dict | None = None,
+                    command: str | None = None) -> Path:
+    """The run's page, and its trace pages in `NAME.pages/` beside it."""
+    from agent.evaluation.browser import run_page
+
+    pages = _trace_pages(rows, results, _pages_folder(page), page)
+    _write_page(page, run_page(rows, name=str(results), pages=pages, summary=summary, command=command))
+    return page
+
+
+def _write_page(page: Path, text: str) -> None:
+    try:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {page}: {exc.strerror or exc}") from exc
 
 
 @app.command("table")

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kgqa.cli.common import JsonOpt, app, console, fail, out, print_json
+
+if TYPE_CHECKING:
+    from agent.evaluation.browser import RunPages
 
 trace_app = typer.Typer(help="Inspect reasoning traces (JSON files written by ask --trace, chat and eval).",
                         no_args_is_help=True)
@@ -73,3 +76,40 @@ def diff(before: TraceArg, after: TraceArg, as_json: JsonOpt = False) -> None:
         return
     for line in diff_lines(difference):
         out.print(line, highlight=False)
+
+
+def trace_pages(rows: list[dict], results: Path, folder: Path, page: Path) -> RunPages:
+    """Each row's trace (as `agent.evaluation.browser.trace_file_of` finds it) rendered as
+    its own page in `folder`, for the evaluation browser at `page` to link to (links are
+    relative to the page's folder, so page and folder can move together). A trace that
+    is missing or unreadable gets no page and its row no link."""
+    import os
+    from urllib.parse import quote
+
+    from agent.evaluation.browser import RunPages, trace_file_of
+    from agent.traces import answer_verdict
+    from kgqa.traces import TraceError, load_trace
+    from kgqa.traces.page import trace_page
+
+    pages = RunPages()
+    for row in rows:
+        source = trace_file_of(row, results)
+        if source is None:
+            continue
+        try:
+            trace = load_trace(source)
+            html = trace_page(trace)
+            verdict = answer_verdict(trace)
+        except (TraceError, KeyError, TypeError, AttributeError, ValueError):
+            continue
+        target = folder / source.with_suffix(".html").name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html, encoding="utf-8")
+        qid = str(row.get("id"))
+        pages.links[qid] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
+        if verdict is not None:
+            pages.verdicts[qid] = verdict
+        for key in ("pipeline", "model", "store"):
+            if trace.get(key) and key not in pages.info:
+                pages.info[key] = str(trace[key])
+    return pages

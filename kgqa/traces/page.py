@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from html import escape
 
+from agent.traces import answer_verdict, depth_verdict
 from kgqa.traces import Trace, cost, events, kept_paths, prompt_text, source
 from kgqa.traces.graph import GraphEdge, ReasoningGraph, reasoning_graph
 
@@ -24,6 +25,9 @@ svg text{font:11px system-ui,sans-serif;paint-order:stroke;stroke:#fff;stroke-wi
 .n-entity rect{fill:#f3f4f6;stroke:#9aa3ad} .e-kept{stroke:#44505c;stroke-width:1.6}
 .e-pruned{stroke:#c3c8ce;stroke-dasharray:4 3} .bar{fill:#7aa6e6} .llm{fill:#e6a23c}
 ol li{margin:3px 0} .error{color:#b3261e}
+.verdict{margin:8px 0;padding:8px 12px;border-radius:6px;border-left:5px solid #9aa3ad;background:#f6f8fa}
+.verdict.overruled,.verdict.filled{border-color:#c77700;background:#fff4e0}
+.verdict.own,.verdict.extended{border-color:#17702f;background:#eef9f1}
 """
 
 
@@ -44,6 +48,7 @@ def trace_page(trace: Trace) -> str:
         (f"<div class='meta'>{spent['llm_calls']} LLM calls ({spent['cache_hits']} from cache), "
          f"{spent['prompt_tokens']} prompt + {spent['completion_tokens']} completion tokens, "
          f"{spent['seconds']:.2f} s</div>"),
+        *verdict_notes(trace),
     ]
     if trace.get("error"):
         parts.append(f"<p class='error'>error: {escape(trace['error'])}</p>")
@@ -68,6 +73,52 @@ def trace_page(trace: Trace) -> str:
                      f"<b>reply</b><pre class='reply'>{escape(str(call.get('reply', '')))}</pre></details>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def verdict_notes(trace: Trace) -> list[str]:
+    """Plain sentences on whose answer this is: the model's own, or overruled, and by what
+    (the path memory, the paths' structure, GraphRAG-FI, a constraint); and who set the
+    depth the search started at when it was not the model."""
+    notes = []
+    verdict = answer_verdict(trace)
+    if verdict and verdict["status"] in ("overruled", "filled"):
+        by = escape(_BY.get(verdict["by"], str(verdict["by"])))
+        final = f"<q>{escape(_listed(verdict['final']))}</q>"
+        if verdict["status"] == "overruled":
+            notes.append(f"<div class='verdict overruled' id='verdict'><b>The model's own answer was overruled by {by}."
+                         f"</b> The model answered <q class='model-answer'>{escape(_listed(verdict['model']))}</q>; "
+                         f"the final answer is {final}: {escape(verdict['why'])}.</div>")
+        else:
+            notes.append(f"<div class='verdict filled' id='verdict'><b>The model named no answer; {by} gave it.</b> "
+                         f"The final answer is {final}: {escape(verdict['why'])}.</div>")
+    elif verdict and verdict["status"] in ("own", "extended"):
+        added = len(verdict["final"]) - len(verdict["kept"])
+        more = (f" The path it named adds {added} more end {'entity' if added == 1 else 'entities'}."
+                if verdict["status"] == "extended" else "")
+        notes.append(f"<div class='verdict {verdict['status']}' id='verdict'>The answer is the model's own: "
+                     f"<q class='model-answer'>{escape(_listed(verdict['model']))}</q>.{escape(more)}</div>")
+    depth = depth_verdict(trace)
+    if depth and depth["overruled"]:
+        notes.append(f"<div class='verdict overruled' id='depth-verdict'><b>The model's search depth was overruled "
+                     f"by {escape(_BY.get(depth['source'], str(depth['source'])))}.</b> The model said "
+                     f"{_hops(depth['model'])}; the search started at {_hops(depth['depth'])}.</div>")
+    elif depth and depth["source"] in ("memory", "structure"):
+        notes.append(f"<div class='verdict' id='depth-verdict'>Search depth {depth['depth']} set by "
+                     f"{escape(_BY[depth['source']])}"
+                     + (" (the model said the same)" if depth["model"] == depth["depth"] else "") + ".</div>")
+    return notes
+
+
+_BY = {"memory": "the path memory", "structure": "the paths' structure", "GraphRAG-FI": "GraphRAG-FI's answer integration",
+       "constraint": "a constraint (superlative)"}
+
+
+def _hops(n: object) -> str:
+    return f"{n} hop" if n == 1 else f"{n} hops"
+
+
+def _listed(names: list[str], shown: int = 6) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def graph_svg(graph: ReasoningGraph) -> str:
