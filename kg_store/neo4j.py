@@ -75,7 +75,10 @@ def _check_reachable(uri: str) -> None:
 
 def run_query(driver: Driver, database: str | None, uri: str, query: str, params: dict[str, Any], *,
               write: bool = False) -> list[dict[str, Any]]:
-    """One query in a managed transaction, its rows as dicts; driver errors as store errors."""
+    """One query in a managed transaction, its rows as dicts; driver errors as store errors.
+    Managed rather than auto-commit for the driver's retries; the price, measured on FalkorDB
+    (interleaved, one-entity neighbours): p50 1.17 ms against 0.80 ms auto-commit, small
+    beside a model call."""
     def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
         return [record.data() for record in tx.run(query, params)]
 
