@@ -121,7 +121,7 @@ class SparqlStore(GraphStore):
         except httpx.TransportError as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {url}: {exc or type(exc).__name__}") from exc
         if response.status_code in (401, 403):
-            why = "check user and password" if self.user else "the endpoint wants credentials"
+            why = "credentials refused: check user and password" if self.user else "the endpoint wants credentials"
             raise StoreAuthError(f"{self.display_url}: HTTP {response.status_code} for {what} ({why})")
         return response
 
