@@ -7,13 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from kgqa.cli.common import (
     DepthOpt,
     JsonOpt,
     MemoryOpt,
-    ProgressLines,
     StoreOpt,
     StrategyOpt,
     WidthOpt,
@@ -23,6 +21,7 @@ from kgqa.cli.common import (
     fail,
     opened,
     out,
+    progress_bar,
     settings_from,
     with_pog_flags,
     with_triples_flags,
@@ -136,18 +135,13 @@ def _parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, Gold], already: int) -> dict:
     scored = {"n": 0, "hits1": 0.0}
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TextColumn("Hits@1 {task.fields[hits1]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task(runner.pipeline.name, total=len(chosen), completed=min(already, len(chosen)), hits1="-")
-        lines = ProgressLines()
+    with progress_bar(runner.pipeline.name, len(chosen)) as bar:
+        bar.update(completed=min(already, len(chosen)))
 
         def on_row(row: dict) -> None:
             scored["n"] += 1
             scored["hits1"] += row["hits1"]
-            running = f"{scored['hits1'] / scored['n']:.3f}"
-            progress.update(task, advance=1, hits1=running)
-            lines(lambda: f"{runner.pipeline.name}: {scored['n']} answered this run, Hits@1 {running}")
+            bar.update(advance=1, note=f"Hits@1 {scored['hits1'] / scored['n']:.3f} this run")
 
         try:
             return runner.run(chosen, gold, on_row)
