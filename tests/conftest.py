@@ -21,7 +21,16 @@ pytest_plugins = ["tests.scripted_endpoint"]
 
 REQUIRE_SERVERS = os.environ.get("KGQA_REQUIRE_SERVERS") == "1"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-BACKENDS = ["memory", "oxigraph", "virtuoso", "virtuoso-gsp", "falkordb", "neo4j"]
+# Backends that need a server carry the `server` mark: `-m "not server"` runs the rest alone.
+BACKENDS = ["memory", "oxigraph", *(pytest.param(name, marks=pytest.mark.server)
+                                   for name in ("virtuoso", "virtuoso-gsp", "falkordb", "neo4j"))]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Page tests drive Chromium, a process of its own like the graph servers: `server` too."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.server)
 
 
 def unavailable(reason: str) -> None:
