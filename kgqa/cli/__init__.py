@@ -7,7 +7,19 @@ from __future__ import annotations
 import sys
 
 from kg_store import KGQAError
-from kgqa.cli import ask, chat, data, evaluate, llm, memory, serve, store, trace, train  # noqa: F401 - registers the commands
+from kgqa.cli import (  # noqa: F401 - registers the commands
+    ask,
+    chat,
+    data,
+    docs,
+    evaluate,
+    llm,
+    memory,
+    serve,
+    store,
+    trace,
+    train,
+)
 from kgqa.cli.common import app, console, fail
 
 __all__ = ["app", "main"]
