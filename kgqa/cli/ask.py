@@ -28,6 +28,7 @@ from kgqa.cli.common import (
     out,
     print_json,
     settings_from,
+    with_node_flags,
     with_pog_flags,
 )
 from kgqa.cli.data import load_with_progress, print_load_report
@@ -57,7 +58,8 @@ def ask(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question over a graph store with the Paths-over-Graph agent."""
-    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, {"enabled": pooling})
+    settings = with_node_flags(with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory),
+                               pooling={"enabled": pooling})
     answer_one(settings, settings.store_url, question, topic or [], trace, as_json)
 
 

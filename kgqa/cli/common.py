@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, TypeVar, get_args
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -47,6 +47,11 @@ def choices(name: str, values: Iterable[str]) -> type[StrEnum]:
     return StrEnum(name, {value: value for value in values})
 
 
+def field_choices(name: str, model: type[BaseModel], field: str) -> type[StrEnum]:
+    """The choices a settings field's Literal type allows."""
+    return choices(name, get_args(model.model_fields[field].annotation))
+
+
 Strategy = choices("Strategy", STRATEGIES)
 LocalModelKey = choices("LocalModelKey", LOCAL_MODELS)
 QuestionFormat = choices("QuestionFormat", QUESTION_FORMATS)
@@ -54,11 +59,14 @@ QuestionFormat = choices("QuestionFormat", QUESTION_FORMATS)
 StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL; default KGQA_STORE or the embedded store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 # The PoG agent's flags, shared by `ask`, `eval` and `demo`.
-StrategyOpt = Annotated[Strategy | None, typer.Option(help="PoG pruning: which LLM steps follow the fuzzy ranking.")]
-WidthOpt = Annotated[int | None, typer.Option(help="PoG: W, paths kept for the answer.")]
-DepthOpt = Annotated[int | None, typer.Option(help="PoG: D_max, the deepest exploration in hops.")]
+POG = "The PoG agent"
+StrategyOpt = Annotated[Strategy | None, typer.Option(help="Pruning: which LLM steps follow the fuzzy ranking.",
+                                                      rich_help_panel=POG)]
+WidthOpt = Annotated[int | None, typer.Option(help="W, paths kept for the answer.", rich_help_panel=POG)]
+DepthOpt = Annotated[int | None, typer.Option(help="D_max, the deepest exploration in hops.", rich_help_panel=POG)]
 LLMOpt = Annotated[LocalModelKey | None, typer.Option("--llm", help="Embedded model when no endpoint is set.")]
-MemoryOpt = Annotated[Path | None, typer.Option("--path-memory", help="PoG: a path-memory file (kgqa memory build).")]
+MemoryOpt = Annotated[Path | None, typer.Option(
+    "--path-memory", help="A path-memory file (kgqa memory build or synthesize).", rich_help_panel=POG)]
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -82,12 +90,9 @@ def settings_from(store: str | None = None, llm: str | None = None) -> Settings:
 
 
 def with_pog_flags(settings: Settings, strategy: str | None = None, width: int | None = None,
-                   depth: int | None = None, path_memory: Path | None = None,
-                   pooling: dict[str, object] | None = None, fi: dict[str, object] | None = None) -> Settings:
-    """The settings with the PoG flags that were given laid over them (validated);
-    `pooling` holds PoolingConfig fields (enabled, search, order), `fi` FIConfig fields."""
-    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory,
-             **{f"pooling.{k}": v for k, v in (pooling or {}).items()}, **{f"fi.{k}": v for k, v in (fi or {}).items()}}
+                   depth: int | None = None, path_memory: Path | None = None) -> Settings:
+    """The settings with the PoG flags that were given laid over them (validated)."""
+    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory}
     pog = _overlay(settings.pog, flags, "PoG")
     if pog is None:
         return settings
@@ -105,6 +110,16 @@ def with_triples_flags(settings: Settings, flags: dict[str, object]) -> Settings
     if triples.scorer_model is not None and not triples.scorer_model.is_file():
         raise fail(f"no such scorer model: {triples.scorer_model}", 2)
     return settings.model_copy(update={"triples": triples})
+
+
+def with_node_flags(settings: Settings, pooling: dict[str, object] | None = None,
+                    fi: dict[str, object] | None = None) -> Settings:
+    """The optional nodes' flags laid over both agents' settings (PoG and the triple
+    pipeline read the same node configs): `pooling` PoolingConfig fields, `fi` FIConfig fields."""
+    flags = {**{f"pooling.{k}": v for k, v in (pooling or {}).items()}, **{f"fi.{k}": v for k, v in (fi or {}).items()}}
+    pog = _overlay(settings.pog, flags, "PoG")
+    settings = settings if pog is None else settings.model_copy(update={"pog": pog})
+    return with_triples_flags(settings, flags)
 
 
 def _overlay(config: Model, flags: dict[str, object], what: str) -> Model | None:

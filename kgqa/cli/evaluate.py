@@ -4,46 +4,61 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from agent.optional.config import FIConfig, PoolingConfig
+from agent.pipelines.registry import PIPELINES
+from agent.triples.config import TriplesConfig
+from kg_store import InputError, StoreError
 from kgqa.cli.common import (
     DepthOpt,
     JsonOpt,
     MemoryOpt,
+    QuestionFormat,
     StoreOpt,
     StrategyOpt,
     WidthOpt,
     app,
+    choices,
     command_line,
     console,
     fail,
-    opened,
+    field_choices,
     out,
     progress_bar,
     settings_from,
+    with_node_flags,
     with_pog_flags,
     with_triples_flags,
 )
 from loaders.records import MalformedInput
 
-if TYPE_CHECKING:  # the agent layer loads torch and friends: only when the command runs
-    from agent.evaluation.harness import EvalRun
-    from loaders.questions import Gold, Question
+PoolingSearch = field_choices("PoolingSearch", PoolingConfig, "search")
+PoolingOrder = field_choices("PoolingOrder", PoolingConfig, "order")
+FICoarse = field_choices("FICoarse", FIConfig, "coarse")
+Scorer = field_choices("Scorer", TriplesConfig, "scorer")
+Pipeline = choices("Pipeline", PIPELINES)
+DEFAULT_PIPELINE = Pipeline("cosine-triples")
+
+SELECTION, TRIPLES, NODES = "Which questions", "The triple pipeline", "Optional nodes (pog and triples)"
 
 
 @app.command("eval")
 def eval_command(
     questions: Annotated[Path, typer.Option("--questions", help="Question file (MetaQA txt, PoG JSON, RoG JSONL).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="metaqa, pog, webqsp or rog.")],
+    fmt: Annotated[QuestionFormat, typer.Option("--format", "-f", help="The question file's format.")],
     store: StoreOpt = None,
-    pipeline: Annotated[str, typer.Option("--pipeline", help="llm-only, cosine-triples, pog or triples.")] = "cosine-triples",
-    limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).")] = None,
-    sample: Annotated[int | None, typer.Option(help="A random sample of N questions.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
+    pipeline: Annotated[Pipeline, typer.Option("--pipeline", help="What answers.")] = DEFAULT_PIPELINE,
+    limit: Annotated[int | None, typer.Option(help="Only the first N (after sampling).", rich_help_panel=SELECTION)]
+    = None,
+    sample: Annotated[int | None, typer.Option(help="A random sample of N questions.", rich_help_panel=SELECTION)]
+    = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample.", rich_help_panel=SELECTION)] = 0,
     shard: Annotated[str | None, typer.Option(
-        help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.")] = None,
+        help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.",
+        rich_help_panel=SELECTION)] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
@@ -51,92 +66,59 @@ def eval_command(
     width: WidthOpt = None,
     depth: DepthOpt = None,
     path_memory: MemoryOpt = None,
-    scorer: Annotated[str | None, typer.Option(help="triples: cosine or kg-scout.")] = None,
-    scorer_model: Annotated[Path | None, typer.Option(help="triples: a KG-Scout checkpoint.")] = None,
-    top_k: Annotated[int | None, typer.Option(help="triples: triples shown to the model.")] = None,
-    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling", help="Path pooling (triples and pog).")] = None,
-    pooling_search: Annotated[str | None, typer.Option(help="Pooling kernels: dijkstra, bfs or random_walk.")] = None,
-    pooling_order: Annotated[str | None, typer.Option(help="Pooled order: recency (best last) or middle.")] = None,
-    reselect_from: Annotated[int | None, typer.Option(help="triples: pool the scorer's top N, keep top-k.")] = None,
+    scorer: Annotated[Scorer | None, typer.Option(help="Ranks the triples.", rich_help_panel=TRIPLES)] = None,
+    scorer_model: Annotated[Path | None, typer.Option(help="A KG-Scout checkpoint.", rich_help_panel=TRIPLES)] = None,
+    top_k: Annotated[int | None, typer.Option(help="Triples shown to the model.", rich_help_panel=TRIPLES)] = None,
+    reselect_from: Annotated[int | None, typer.Option(help="Pool the scorer's top N, keep top-k.",
+                                                      rich_help_panel=TRIPLES)] = None,
+    pooling: Annotated[bool | None, typer.Option("--pooling/--no-pooling", help="Path pooling.",
+                                                 rich_help_panel=NODES)] = None,
+    pooling_search: Annotated[PoolingSearch | None, typer.Option(help="Pooling kernels.", rich_help_panel=NODES)] = None,
+    pooling_order: Annotated[PoolingOrder | None, typer.Option(help="Pooled order: recency (best last) or middle.",
+                                                               rich_help_panel=NODES)] = None,
     fi_filter: Annotated[bool | None, typer.Option("--fi-filter/--no-fi-filter",
-                                                   help="GraphRAG-FI coarse and fine filter (triples and pog).")] = None,
+                                                   help="GraphRAG-FI coarse and fine filter.", rich_help_panel=NODES)]
+    = None,
     fi_integrate: Annotated[bool | None, typer.Option("--fi-integrate/--no-fi-integrate",
-                                                      help="GraphRAG-FI answer integration (triples and pog).")] = None,
-    fi_coarse: Annotated[str | None, typer.Option(help="GraphRAG-FI coarse filter: auto, attention or similarity.")] = None,
+                                                      help="GraphRAG-FI answer integration.", rich_help_panel=NODES)]
+    = None,
+    fi_coarse: Annotated[FICoarse | None, typer.Option(help="GraphRAG-FI coarse filter.", rich_help_panel=NODES)]
+    = None,
     fi_attention_tokens: Annotated[int | None, typer.Option(
-        help="GraphRAG-FI attention: score only the leading paths that fit this many tokens (default: all).")] = None,
+        help="GraphRAG-FI attention: score only the leading paths that fit this many tokens (default: all).",
+        rich_help_panel=NODES)] = None,
     traces: Annotated[bool, typer.Option("--traces/--no-traces",
                                          help="Write each question's trace (prompts, replies) to OUT.traces/.")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question set against a live store and score it; results stream to JSONL."""
     from agent.evaluation.browser import default_page
-    from agent.evaluation.harness import EvalRun, ResultsInUse, read_finished, select
+    from agent.evaluation.harness import ResultsInUse
     from agent.evaluation.report import write_report
+    from agent.evaluation.run import EvalPlan, parse_shard, run_evaluation, selected_questions
     from agent.llm.base import LLMError
-    from agent.llm.factory import open_llm
-    from agent.pipelines.registry import PIPELINES, make_pipeline
-    from loaders.questions import QUESTION_FORMATS, read_questions
 
-    if fmt not in QUESTION_FORMATS or pipeline not in PIPELINES:
-        raise fail(f"--format must be one of {', '.join(QUESTION_FORMATS)}; --pipeline one of {', '.join(PIPELINES)}", 2)
-    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory,
-                              {"enabled": pooling, "search": pooling_search, "order": pooling_order},
-                              {"filter": fi_filter, "integrate": fi_integrate, "coarse": fi_coarse,
-                               "attention_tokens": fi_attention_tokens})
-    settings = with_triples_flags(settings, {
-        "scorer": scorer, "scorer_model": scorer_model, "top_k": top_k, "pooling.enabled": pooling,
-        "pooling.search": pooling_search, "pooling.order": pooling_order, "pooling.reselect_from": reselect_from,
-        "fi.filter": fi_filter, "fi.integrate": fi_integrate, "fi.coarse": fi_coarse,
-        "fi.attention_tokens": fi_attention_tokens})
+    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
+    settings = with_triples_flags(settings, {"scorer": scorer, "scorer_model": scorer_model, "top_k": top_k,
+                                             "pooling.reselect_from": reselect_from})
+    settings = with_node_flags(settings, pooling={"enabled": pooling, "search": pooling_search, "order": pooling_order},
+                               fi={"filter": fi_filter, "integrate": fi_integrate, "coarse": fi_coarse,
+                                   "attention_tokens": fi_attention_tokens})
     if no_cache:
         settings = settings.model_copy(update={"llm_cache": False})
-    try:
-        question_set = read_questions(questions, fmt)
-    except (MalformedInput, FileNotFoundError) as exc:
-        raise fail(str(exc), 2) from exc
-    chosen = select(question_set, limit=limit, sample=sample, seed=seed, shard=_parse_shard(shard))
     out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
     if out_path.suffix == ".gz":  # results are appended line by line; a gzipped copy is read only by `compare`
         raise fail(f"--out must be plain JSONL, not {out_path}: gunzip -k it and pass the .jsonl", 2)
     if out_path.is_dir():
         raise fail(f"--out is a folder: {out_path}; give a file, e.g. {out_path / 'results.jsonl'}", 2)
-    with opened(settings, read_only=True) as target:
-        try:
-            with open_llm(settings) as llm:
-                runner = EvalRun(make_pipeline(pipeline, llm, target, settings), llm, target.display_url, out_path,
-                                 concurrency, out_path.with_suffix(".traces") if traces else None)
-                summary = _run_with_progress(runner, chosen, question_set.gold, len(read_finished(out_path)))
-        except (LLMError, MalformedInput) as exc:
-            raise fail(f"{exc}\nthe answers so far are saved in {out_path}; run the same command again to "
-                       "continue") from exc
-        except ResultsInUse as exc:
-            raise fail(str(exc)) from exc
-    chosen_ids = {q.id for q in chosen}
-    rows = [r for r in read_finished(out_path).values() if r["id"] in chosen_ids]
-    report = write_report(rows, summary, out_path, command_line())
-    page = _write_run_page(rows, out_path, default_page(out_path), summary=summary, command=command_line())
-    console.print(f"results: {out_path}  report: {report}  page: {page}")
-    if as_json:
-        print(json.dumps(summary))
-    else:
-        for key, value in summary.items():
-            out.print(f"[bold]{key}[/]: {value}")
-
-
-def _parse_shard(value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    index, _, count = value.partition("/")
-    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-        raise fail(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), not {value!r}", 2)
-    return int(index), int(count)
-
-
-def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, Gold], already: int) -> dict:
-    scored = {"n": 0, "hits1": 0.0}
-    with progress_bar(runner.pipeline.name, len(chosen)) as bar:
-        bar.update(completed=min(already, len(chosen)))
+    try:
+        plan = EvalPlan(questions, fmt, pipeline, out_path, limit, sample, seed,
+                        parse_shard(shard) if shard else None, concurrency, traces)
+        selected_questions(plan)  # a malformed file fails here, before any store or model starts
+    except InputError as exc:
+        raise fail(str(exc), 2) from exc
+    with progress_bar(pipeline) as bar:
+        scored = {"n": 0, "hits1": 0.0}
 
         def on_row(row: dict) -> None:
             scored["n"] += 1
@@ -144,10 +126,25 @@ def _run_with_progress(runner: EvalRun, chosen: list[Question], gold: dict[str, 
             bar.update(advance=1, note=f"Hits@1 {scored['hits1'] / scored['n']:.3f} this run")
 
         try:
-            return runner.run(chosen, gold, on_row)
+            outcome = run_evaluation(settings, plan, lambda name, done, total: bar.update(
+                description=name, completed=done, total=total), on_row)
+        except (LLMError, MalformedInput) as exc:
+            raise fail(f"{exc}\nthe answers so far are saved in {out_path}; run the same command again to "
+                       "continue") from exc
+        except (ResultsInUse, StoreError) as exc:
+            raise fail(str(exc)) from exc
         except KeyboardInterrupt:
-            raise fail(f"interrupted: {scored['n']} answers are saved in {runner.out_path}; "
+            raise fail(f"interrupted: {scored['n']} answers are saved in {out_path}; "
                        "run the same command again to continue", 130) from None
+    report = write_report(outcome.rows, outcome.summary, out_path, command_line())
+    page = _write_run_page(outcome.rows, out_path, default_page(out_path), summary=outcome.summary,
+                           command=command_line())
+    console.print(f"results: {out_path}  report: {report}  page: {page}")
+    if as_json:
+        print(json.dumps(outcome.summary))
+    else:
+        for key, value in outcome.summary.items():
+            out.print(f"[bold]{key}[/]: {value}")
 
 
 @app.command("compare")

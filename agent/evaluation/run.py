@@ -1,0 +1,79 @@
+"""One evaluation from settings: read and select the questions, open the store and the
+model the settings name, run the pipeline over them with `EvalRun` (streamed, resumable),
+and hand back the summary and the rows. Every entry point that evaluates uses this."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.evaluation.harness import EvalRun, read_finished, select
+from agent.factory import open_settings_store
+from agent.settings import Settings
+from kg_store.errors import InputError
+from loaders.questions import Gold, Question, read_questions
+from loaders.records import MalformedInput
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What to evaluate and where the results go."""
+
+    questions: Path
+    fmt: str
+    pipeline: str
+    out_path: Path
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    shard: tuple[int, int] | None = None  # (i, n): every n-th question of the selection from the i-th
+    concurrency: int = 1
+    traces: bool = True  # one trace per question in OUT.traces/
+
+    @property
+    def trace_dir(self) -> Path | None:
+        return self.out_path.with_suffix(".traces") if self.traces else None
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    summary: dict
+    rows: list[dict]  # the selection's finished rows, this run's and earlier runs'
+
+
+def parse_shard(value: str) -> tuple[int, int]:
+    """`I/N` with 1 <= I <= N."""
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise InputError(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), not {value!r}")
+    return int(index), int(count)
+
+
+def selected_questions(plan: EvalPlan) -> tuple[list[Question], dict[str, Gold]]:
+    """The plan's questions and the gold answers scoring reads after each is answered."""
+    try:
+        question_set = read_questions(plan.questions, plan.fmt)
+    except (MalformedInput, FileNotFoundError) as exc:
+        raise InputError(str(exc)) from exc
+    chosen = select(question_set, limit=plan.limit, sample=plan.sample, seed=plan.seed, shard=plan.shard)
+    return chosen, question_set.gold
+
+
+def run_evaluation(settings: Settings, plan: EvalPlan,
+                   on_start: Callable[[str, int, int], None] | None = None,
+                   on_row: Callable[[dict], None] | None = None) -> EvalOutcome:
+    """Answer and score the plan's questions; `on_start(pipeline, already_done, total)` once,
+    then `on_row(row)` as each question finishes. A rerun with the same `out_path` resumes."""
+    from agent.llm.factory import open_llm
+    from agent.pipelines.registry import make_pipeline
+
+    chosen, gold = selected_questions(plan)
+    with open_settings_store(settings, read_only=True) as store, open_llm(settings) as llm:
+        runner = EvalRun(make_pipeline(plan.pipeline, llm, store, settings), llm, store.display_url, plan.out_path,
+                         plan.concurrency, plan.trace_dir)
+        if on_start is not None:
+            on_start(runner.pipeline.name, min(len(read_finished(plan.out_path)), len(chosen)), len(chosen))
+        summary = runner.run(chosen, gold, on_row)
+    chosen_ids = {q.id for q in chosen}
+    return EvalOutcome(summary, [r for r in read_finished(plan.out_path).values() if r["id"] in chosen_ids])
