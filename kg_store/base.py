@@ -7,10 +7,12 @@ k-hop subgraph, schema filtering and batching of huge frontiers live here once.
 from __future__ import annotations
 
 import re
+import socket
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Sequence
 from typing import Literal, Self
 
+from kg_store.errors import StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
 
@@ -27,6 +29,16 @@ DEFAULT_SCHEMA_PREFIXES: tuple[str, ...] = (
     "kg.",
     "dataworld.",
 )
+
+
+def check_reachable(host: str, port: int, what: str) -> None:
+    """Fail at once, naming `what`, when nothing listens at host:port: a server store is
+    opened before the model starts, and retries or a model start should not stand between
+    a wrong URL and its error."""
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot reach {what}: {exc}") from exc
 
 
 def redact_url(text: str) -> str:

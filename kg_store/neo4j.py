@@ -19,7 +19,6 @@ transient error within `max_transaction_retry_time`.
 
 from __future__ import annotations
 
-import socket
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
@@ -28,7 +27,7 @@ from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from kg_store.base import DirectionFilter, GraphStore
+from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
@@ -63,16 +62,6 @@ def bolt_target(url: str, user: str | None = None, password: str | None = None,
     return uri, database, ((user, password or "") if user else None)
 
 
-def _check_reachable(uri: str) -> None:
-    """Fail at once on a closed port: the driver's managed retries would spend their whole
-    `max_transaction_retry_time` on a server that is simply not there."""
-    parts = urlsplit(uri)
-    try:
-        socket.create_connection((parts.hostname or "localhost", parts.port or 7687), timeout=5).close()
-    except OSError as exc:
-        raise StoreUnavailable(f"cannot reach the Bolt server at {uri}: {exc}") from exc
-
-
 def run_query(driver: Driver, database: str | None, uri: str, query: str, params: dict[str, Any], *,
               write: bool = False) -> list[dict[str, Any]]:
     """One query in a managed transaction, its rows as dicts; driver errors as store errors.
@@ -98,7 +87,8 @@ def open_bolt_store(url: str, *, user: str | None = None, password: str | None =
     """Neo4j, or FalkorDB when that is what answers: it announces itself as "Neo4j/5.x" but
     lacks dbms.components()."""
     uri, database, auth = bolt_target(url, user, password, database)
-    _check_reachable(uri)
+    target = urlsplit(uri)
+    check_reachable(target.hostname or "localhost", target.port or 7687, f"the Bolt server at {uri}")
     driver = GraphDatabase.driver(uri, auth=auth, **DRIVER_SETTINGS)
     try:
         try:

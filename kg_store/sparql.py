@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urluns
 import httpx
 
 from kg_store import sparql_text
-from kg_store.base import DirectionFilter, GraphStore
+from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import from_iri, is_internal_iri
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
@@ -102,6 +102,8 @@ class SparqlStore(GraphStore):
         self.user = unquote(parts.username) if parts.username else None
         self.password = unquote(parts.password) if parts.password else None
         self.timeout = timeout
+        check_reachable(parts.hostname or "localhost", parts.port or (443 if parts.scheme == "https" else 80),
+                        f"SPARQL endpoint {self.endpoint}")
         self._reader = _KeepAliveReader(self.endpoint, timeout)
         self._http = httpx.Client(timeout=timeout)
         self._auth = httpx.DigestAuth(self.user, self.password or "") if self.user else None

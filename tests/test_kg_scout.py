@@ -108,8 +108,8 @@ def test_a_small_training_set_reaches_the_full_learning_rate_early() -> None:
 
 
 def test_training_raises_the_reward_on_a_learnable_task(tmp_path: Path) -> None:
-    examples = synthetic_examples(64)
-    config = TrainingConfig(k=4, epochs=10, accumulate=8, warmup_steps=5, learning_rate=1e-3, patience=10,
+    examples = synthetic_examples(32, n=20)
+    config = TrainingConfig(k=4, epochs=6, accumulate=8, warmup_steps=5, learning_rate=1e-3, patience=10,
                             validation_share=0.25)
     torch.manual_seed(0)
     untrained = evaluate(PolicyNetwork().eval(), examples, config.k)
