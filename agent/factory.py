@@ -44,8 +44,8 @@ def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder:
     from agent.embeddings import Embedder
     from agent.pog.context import PoGContext
 
-    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog,
-                      model_weights=embedded_weights(settings))
+    weights = embedded_weights(settings)  # a conflict in the settings fails before the embeddings load
+    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog, model_weights=weights)
 
 
 def chat_context(settings: Settings, store: GraphStore, llm: LLMClient) -> ChatContext:

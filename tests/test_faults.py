@@ -214,6 +214,7 @@ def test_passwords_never_reach_a_report_or_a_message(url: str, secret: str, monk
     assert unreachable.exit_code == 1 and secret not in said(unreachable)
 
 
+@pytest.mark.server  # a `kgqa serve` process of its own
 def test_serve_survives_dropped_streams_and_stops_on_the_first_sigterm(endpoint: tuple[Endpoint, str],
                                                                       tmp_path: Path) -> None:
     import httpx

@@ -8,13 +8,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
-import torch
 
 from agent.embeddings import Embedder
 from kg_store import Triple
+
+if TYPE_CHECKING:  # torch loads in ~1.5 s: only when a policy runs, not whenever the agent is imported
+    import torch
 
 _SEPARATORS = re.compile(r"[._/]+")
 
@@ -61,6 +64,8 @@ class Candidates:
 
     def tensors(self, device: str = "cpu") -> tuple[torch.Tensor, ...]:
         """The policy's inputs: question, triple vectors, relation vectors, PPR."""
+        import torch
+
         question, triples, table, rows, ppr = (torch.from_numpy(a).to(device) for a in (
             self.question, self.triple_vectors, self.relation_table, self.relation_rows, self.ppr))
         return question, triples, table[rows], ppr
