@@ -6,8 +6,8 @@ import pyoxigraph as ox
 import pytest
 
 from kg_store import InvalidId
-from kg_store.ids import from_iri, to_iri
 from kg_store.falkordb import FalkorDBStore
+from kg_store.ids import from_iri, to_iri
 from kg_store.neo4j import quote_rel_type
 from kg_store.sparql_text import iri, iri_ref, literal, neighbors_queries
 
