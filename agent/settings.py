@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     llm: LocalModelName = Field(default="qwen-0.5b", description="Embedded model, used when no endpoint is set.")
     llm_gpu_layers: int = Field(
         default=0, ge=-1, description="Layers of the embedded model to run on a GPU (-1: all); needs a CUDA "
-        "build of llama-cpp-python (README, Language model).")
+        "build of llama-cpp-python (docs/models.md).")
     llm_base_url: str | None = Field(
         default=None, description="An OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp); unset: embedded model."
     )

@@ -133,7 +133,7 @@ class LocalLlamaServer(LocalServer):
 
     def start(self, timeout: float = 120.0) -> LocalLlamaServer:
         if not self.available():
-            raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (see README)")
+            raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (docs/models.md)")
         self.port = free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
