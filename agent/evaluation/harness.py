@@ -82,18 +82,23 @@ def read_rows(path: Path) -> dict[str, dict]:
     return rows
 
 
-# Rows that failed for the endpoint's sake, not the question's: a rerun asks them again.
-# Before error types were recorded, a server error or a page that was no chat completion
-# was scored as a failed question: such rows are recognised by their message.
-RETRIED_ERRORS = (LLMTimeout.__name__, LLMUnavailable.__name__, ModelNotFound.__name__)
-_ENDPOINT_FAILURE = re.compile(r"^(LLMError: \S+ (answered HTTP 5\d\d|refused the API key|returned no choices)"
-                               r"|AttributeError: 'str' object has no attribute 'choices'|JSONDecodeError: )")
+# Failures of the endpoint, not of the question: a rerun asks those questions again. They
+# are told apart by type when they happen (`endpoint_failure` in the row). Rows written
+# before that field are recognised by their error's type name, and rows from before error
+# types were recorded (a server error or a page that was no chat completion scored as a
+# failed question) by their message.
+ENDPOINT_FAILURES = (LLMTimeout, LLMUnavailable, ModelNotFound)
+_LEGACY_TYPE_NAMES = tuple(kind.__name__ for kind in ENDPOINT_FAILURES)
+_LEGACY_MESSAGE = re.compile(r"^(LLMError: \S+ (answered HTTP 5\d\d|refused the API key|returned no choices)"
+                             r"|AttributeError: 'str' object has no attribute 'choices'|JSONDecodeError: )")
 
 
 def failed_for_the_endpoint(row: dict) -> bool:
+    if "endpoint_failure" in row:
+        return bool(row["endpoint_failure"])
     error = str(row.get("error") or "")
-    return row.get("error_type") in RETRIED_ERRORS or error.startswith(RETRIED_ERRORS) \
-        or bool(_ENDPOINT_FAILURE.match(error))
+    return row.get("error_type") in _LEGACY_TYPE_NAMES or error.startswith(_LEGACY_TYPE_NAMES) \
+        or bool(_LEGACY_MESSAGE.match(error))
 
 
 def read_finished(out_path: Path) -> dict[str, dict]:
@@ -232,6 +237,7 @@ class EvalRun:
             "llm_seconds": round(usage.seconds, 3),
             "raw_output": result.raw_output, "details": result.details, "error": _message(failure),
             "error_type": type(failure).__name__ if failure else None,
+            "endpoint_failure": isinstance(failure, ENDPOINT_FAILURES),
             "trace": str(trace) if trace else None,
         }
 
