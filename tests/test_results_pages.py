@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.results_pages import SpecError, check, load_spec, write
+from agent.evaluation.results_pages import SpecError, Table, check, load_spec, write
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "results/2026-11-24/pog-metaqa-3hop-base.jsonl.gz"
@@ -34,7 +34,7 @@ def test_the_committed_results_pages_agree_with_their_files() -> None:
 
 
 def test_every_results_table_says_whether_it_used_labels() -> None:
-    tables = load_spec(ROOT / "docs/results/tables.toml")
+    tables = [t for t in load_spec(ROOT / "docs/results/tables.toml") if isinstance(t, Table)]
     assert {t.data for t in tables} == {"zero-shot", "labelled"}
     for table in tables:  # a path memory or a KG-Scout model learnt from gold answers is labelled data
         learnt = "--path-memory" in table.commands and "synth" not in table.commands or "kg-scout" in table.commands
@@ -117,3 +117,48 @@ def test_kgqa_docs_results_check_exits_non_zero_naming_the_row(repo: Path) -> No
     result = runner.invoke(app, ["docs", "results", "--root", str(repo)])
     assert result.exit_code == 0 and "rewrote results/demo.md" in result.output
     assert runner.invoke(app, ["docs", "results", "--check", "--root", str(repo)]).exit_code == 0
+
+
+BENCH_SPEC = """
+[[bench]]
+id = "sizes"
+page = "results/demo.md"
+title = "Pooling by size"
+file = "results/bench.jsonl"
+command = "python bench/path_pooling.py --json > results/bench.jsonl"
+pivot = ["search", "triples", "ms_p50"]
+where = { data = "metaqa" }
+
+[[bench]]
+id = "stores"
+page = "results/demo.md"
+title = "Stores"
+file = "results/stores.jsonl"
+command = "python bench/store.py --json > results/stores.jsonl"
+columns = [["backend", "backend"], ["hop1 p50 ms", "hop1_p50_ms"], ["load/s", "load_triples_per_s"]]
+"""
+
+
+def test_benchmark_tables_come_from_their_json_lines_and_the_check_catches_an_edit(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results/bench.jsonl").write_text(
+        '{"data": "metaqa", "search": "bfs", "triples": 25, "ms_p50": 0.03}\n'
+        '{"data": "metaqa", "search": "bfs", "triples": 50, "ms_p50": 0.05}\n'
+        '{"data": "other", "search": "bfs", "triples": 25, "ms_p50": 9.9}\n')
+    (tmp_path / "results/stores.jsonl").write_text(
+        '{"backend": "oxigraph", "hop1_p50_ms": 0.1089, "load_triples_per_s": 108234}\n'
+        '{"model": "run facts, not a row"}\n')
+    (tmp_path / "docs/results").mkdir(parents=True)
+    (tmp_path / "docs/results/tables.toml").write_text(BENCH_SPEC)
+    (tmp_path / "docs/results/demo.md").write_text(
+        "# Demo\n\n<!-- results: sizes -->\n<!-- /results: sizes -->\n\n<!-- results: stores -->\n<!-- /results: stores -->\n")
+    assert write(tmp_path) == (["results/demo.md"], [])
+    page = (tmp_path / "docs/results/demo.md").read_text()
+    assert "| search | 25 | 50 |" in page and "| bfs | 0.03 | 0.05 |" in page and "9.9" not in page
+    assert "| oxigraph | 0.1089 | 108,234 |" in page and "run facts" not in page
+    assert "python bench/store.py --json > results/stores.jsonl" in page
+    (tmp_path / "docs/results/demo.md").write_text(page.replace("| oxigraph | 0.1089 |", "| oxigraph | 0.0500 |"))
+    problems = [str(p) for p in check(tmp_path)]
+    assert problems and problems[0].startswith("results/demo.md, table stores, row 'oxigraph': differs from its file")
+    (tmp_path / "results/stores.jsonl").unlink()
+    assert any("stores.jsonl" in p for p in map(str, check(tmp_path)))

@@ -12,6 +12,7 @@ Every metric is per question; averages use the full question count.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -21,6 +22,7 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPACES = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=200_000)  # pure, and scoring compares the same few names thousands of times
 def normalize(text: str) -> str:
     text = normalize_name(text).replace("_", " ")  # "_" is a word character to the store's search
     return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()

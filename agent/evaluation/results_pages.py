@@ -13,23 +13,23 @@ questions for a "lost / won" comparison). A page holds each table between two ma
 table and row where the committed page differs, every file that is missing, and every
 Markdown table on a results page that lies outside the markers (a hand-typed one).
 Every row is re-scored under today's metrics (`report.table_row`), as `kgqa table` does.
+Benchmark tables (`[[bench]]` in the spec) are read from the JSON lines a `bench/` script
+printed into a file under results/, with the command that made it.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.evaluation import metrics
 from agent.evaluation.compare import compare
 from agent.evaluation.harness import NotResults, read_rows
-from agent.evaluation.report import TABLE_HEADER, rescored, table_row
+from agent.evaluation.report import TABLE_HEADER, mean_of, rescored, table_row
 
 SPEC = Path("docs/results/tables.toml")
 DOCS = Path("docs")
@@ -51,6 +51,7 @@ class Row:
     label: str
     file: str
     base: str | None = None
+    goal: float | None = None  # a Hits@1 target: the table shows it and the gap
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,25 @@ class Table:
     intro: str = ""
     data_note: str = ""
     commands: str = ""
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class BenchTable:
+    """A table of JSON lines (`bench/*.py --json > FILE`, or reports of one line each, read from
+    one file or several in order): one row per line that
+    matches `where`, the `columns` (label, key) in order; or, with `pivot` (row key, column
+    key, value key), one row per value of the first key and one column per value of the second."""
+
+    id: str
+    page: str
+    title: str
+    files: tuple[str, ...]
+    command: str
+    columns: tuple[tuple[str, str], ...] = ()
+    pivot: tuple[str, str, str] | None = None
+    where: tuple[tuple[str, object], ...] = ()
+    intro: str = ""
     level: int = 2
 
 
@@ -88,15 +108,16 @@ class Rendered:
     problems: list[Problem] = field(default_factory=list)
 
 
-def load_spec(path: Path) -> list[Table]:
+def load_spec(path: Path) -> list[Table | BenchTable]:
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise SpecError(f"cannot read the results spec {path}: {exc}") from exc
-    tables, seen = [], set()
+    tables: list[Table | BenchTable] = []
+    seen: set[str] = set()
     for n, raw in enumerate(spec.get("table", []), 1):
         try:
-            rows = tuple(Row(str(r["label"]), str(r["file"]), r.get("base")) for r in raw["rows"])
+            rows = tuple(Row(str(r["label"]), str(r["file"]), r.get("base"), r.get("goal")) for r in raw["rows"])
             if any("|" in r.label for r in rows):
                 raise SpecError(f"{path}: table {raw['id']}: a row label may not hold '|' (it splits the table)")
             table = Table(id=raw["id"], page=raw["page"], title=raw["title"], data=raw["data"], rows=rows,
@@ -113,6 +134,24 @@ def load_spec(path: Path) -> list[Table]:
             raise SpecError(f"{path}: table id {table.id!r} may hold only letters, digits, '.', '_' and '-'")
         seen.add(table.id)
         tables.append(table)
+    for n, raw in enumerate(spec.get("bench", []), 1):
+        try:
+            files = raw["file"]
+            bench = BenchTable(id=raw["id"], page=raw["page"], title=raw["title"],
+                               files=tuple(files) if isinstance(files, list) else (files,),
+                               command=raw["command"].strip(),
+                               columns=tuple((str(label), str(key)) for label, key in raw.get("columns", [])),
+                               pivot=tuple(raw["pivot"]) if "pivot" in raw else None,
+                               where=tuple(raw.get("where", {}).items()), intro=raw.get("intro", "").strip(),
+                               level=int(raw.get("level", 2)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SpecError(f"{path}: bench table {n} lacks {exc} (every bench table has id, page, title, file, "
+                            "command, and columns or pivot)") from exc
+        if bench.id in seen or not (bench.columns or bench.pivot) or not _BEGIN.match(f"<!-- results: {bench.id} -->"):
+            raise SpecError(f"{path}: bench table {bench.id!r}: a new id of letters, digits, '.', '_' and '-', "
+                            "with columns or a pivot")
+        seen.add(bench.id)
+        tables.append(bench)
     return tables
 
 
@@ -138,32 +177,25 @@ def _rescored_file(root: Path, file: str) -> dict[str, dict]:
     return _rescored_by_id((root / file).resolve(), (stat.st_size, stat.st_mtime_ns))
 
 
-@contextmanager
-def _fast_scoring() -> Iterator[None]:
-    """Answer normalisation memoised while pages render: it is pure, and scoring a file
-    compares the same few names thousands of times (a render takes seconds, not a minute)."""
-    plain = metrics.normalize
-    metrics.normalize = functools.lru_cache(maxsize=200_000)(plain)
-    try:
-        yield
-    finally:
-        metrics.normalize = plain
-
-
 def render_table(table: Table, root: Path, problems: list[Problem]) -> list[str]:
     """The generated block of one table (without its markers); missing files go to `problems`."""
     compared = any(r.base for r in table.rows)
-    header = TABLE_HEADER
+    goals = any(r.goal is not None for r in table.rows)
+    first, rule = TABLE_HEADER.split("\n")
     if compared:
-        first, rule = header.split("\n")
-        header = f"{first} base Hits@1 | lost / won |\n{rule}---:|---|"
-    lines = [header]
+        first, rule = f"{first} base Hits@1 | lost / won |", f"{rule}---:|---|"
+    if goals:
+        first, rule = f"{first} goal | gap |", f"{rule}---:|---:|"
+    lines = [f"{first}\n{rule}"]
     for row in table.rows:
         try:
             rows = _rescored_file(root, row.file)
             line = table_row(row.label, list(rows.values()))
             if compared:
                 line += _against(root, row, rows)
+            if goals:
+                hits1 = mean_of(list(rows.values()), "hits1")
+                line += " | |" if row.goal is None else f" {row.goal:.2f} | {hits1 - row.goal:+.3f} |"
         except NotResults as exc:
             problems.append(Problem(table.page, str(exc), table.id, row.label))
             continue
@@ -180,6 +212,43 @@ def render_table(table: Table, root: Path, problems: list[Problem]) -> list[str]
     block += [f"    {c}".rstrip() for c in _commands(table).splitlines()]
     block += ["    ```"]
     return block
+
+
+def render_bench(table: BenchTable, root: Path, problems: list[Problem]) -> list[str]:
+    """The generated block of a benchmark table; a missing or unreadable file goes to `problems`."""
+    lines = []
+    for file in table.files:
+        try:
+            lines += [json.loads(line) for line in (root / file).read_text(encoding="utf-8").splitlines() if line]
+        except (OSError, ValueError) as exc:
+            problems.append(Problem(table.page, f"{file}: {exc}", table.id))
+    first = table.pivot[0] if table.pivot else table.columns[0][1]
+    lines = [line for line in lines  # a line without the first key is about the run (model, versions): not a row
+             if first in line and all(line.get(key) == value for key, value in table.where)]
+    if table.pivot:
+        row_key, column_key, value_key = table.pivot
+        columns = list(dict.fromkeys(line[column_key] for line in lines))
+        values = {(line[row_key], line[column_key]): line[value_key] for line in lines}
+        body = [[row, *(values.get((row, column), "") for column in columns)]
+                for row in dict.fromkeys(line[row_key] for line in lines)]
+        header = [row_key, *columns]
+    else:
+        header = [label for label, _ in table.columns]
+        body = [[line.get(key, "") for _, key in table.columns] for line in lines]
+    markdown = ["| " + " | ".join(map(_cell, header)) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    markdown += ["| " + " | ".join(map(_cell, row)) + " |" for row in body]
+    block = [_GENERATED, "", f"{'#' * table.level} {table.title}", ""]
+    if table.intro:
+        block += [table.intro, ""]
+    block += [*markdown, "", '??? example "The command that made these figures"', "", "    ```bash",
+              *(f"    {line}".rstrip() for line in table.command.splitlines()), "    ```"]
+    return block
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def _against(root: Path, row: Row, rows: dict[str, dict]) -> str:
@@ -215,7 +284,7 @@ def render(root: Path, spec: Path | None = None) -> Rendered:
     pages or markers, unknown markers)."""
     tables = load_spec(root / (spec or SPEC))
     out = Rendered()
-    by_page: dict[str, list[Table]] = {}
+    by_page: dict[str, list[Table | BenchTable]] = {}
     for table in tables:
         by_page.setdefault(table.page, []).append(table)
     for page, page_tables in by_page.items():
@@ -224,8 +293,8 @@ def render(root: Path, spec: Path | None = None) -> Rendered:
             out.problems.append(Problem(page, f"no such page (docs/{page})"))
             continue
         text = path.read_text(encoding="utf-8")
-        with _fast_scoring():
-            blocks = {t.id: render_table(t, root, out.problems) for t in page_tables}
+        blocks = {t.id: render_bench(t, root, out.problems) if isinstance(t, BenchTable)
+                  else render_table(t, root, out.problems) for t in page_tables}
         out.pages[page] = _splice(page, text, blocks, out.problems)
     return out
 
