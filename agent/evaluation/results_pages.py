@@ -248,7 +248,7 @@ def render_bench(table: BenchTable, root: Path, problems: list[Problem]) -> list
 def _cell(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else str(value) if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def _against(root: Path, row: Row, rows: dict[str, dict]) -> str:
