@@ -83,7 +83,14 @@ class GraphStore(ABC):
 
     @abstractmethod
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        """Normalised names that start with, then contain, `normalized`."""
+        """Partial matches by tokens (`kg_store.names`): names in which every token of
+        `normalized` starts a token, `prefix` when the whole name starts with it, else
+        `contains`; found through a text index, about `limit` * 4 of the shortest."""
+
+    @abstractmethod
+    def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
+        """(id, relation, count) rows: facts between two entities that touch each id, per
+        relation (a row per direction is fine: rows are added up)."""
 
     @abstractmethod
     def stats(self) -> StoreStats: ...
@@ -161,11 +168,27 @@ class GraphStore(ABC):
             raise ValueError("limit must be at least 1")
         return self._entities_with(check_id(relation), direction, limit)
 
+    def degrees(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many facts between entities touch each id, both directions (a fact from an
+        id to itself counts twice), schema relations left out: popularity, for breaking
+        ties between candidates of one name. One round trip per `batch_size` ids; every
+        requested id is a key (0 when the store has no fact about it)."""
+        unique = list(dict.fromkeys(check_id(i) for i in ids))
+        found = dict.fromkeys(unique, 0)
+        for start in range(0, len(unique), self.batch_size):
+            for entity, relation, count in self._relation_degrees(unique[start : start + self.batch_size]):
+                if not relation.startswith(self.schema_prefixes):
+                    found[entity] += count
+        return found
+
     def search_entities(self, text: str, *, limit: int = 10, partial: bool = True) -> list[EntityMatch]:
         """Entity linking candidates for a surface name, best first.
 
-        Order: exact name, exact normalised name, normalised prefix, normalised substring;
-        shorter names first within a kind. `partial=False` stops after the exact kinds.
+        Order: exact name, exact normalised name, then partial matches by tokens (every
+        token of the normalised text starts a token of the normalised name: "hanks" and
+        "tom han" find "Tom Hanks"), those whose name starts with the text first; shorter
+        names first within a kind. `partial=False` stops after the exact kinds. Partial
+        matches come from each backend's text index (see `kg_store.names`).
         """
         if limit < 1:
             raise ValueError("limit must be at least 1")

@@ -4,6 +4,8 @@ FalkorDB speaks enough Bolt and Cypher for `Neo4jStore`, with quirks measured in
 tests/servers/FALKORDB_NOTES.md: parameters are spliced into the query text as '...'
 literals (escaped here) inside a ~4 KiB buffer (writes are cut by rendered size, reads
 batched small); no `IF NOT EXISTS` for indexes; no backtick inside a relationship type.
+Names: FalkorDB's own full-text index (RediSearch) on `Entity.name_norm`, created with no
+stop words, asked with every token as a prefix term.
 `kg_store.neo4j.open_bolt_store` opens this class when FalkorDB answers.
 """
 
@@ -24,6 +26,14 @@ from kg_store.neo4j import Neo4jStore, quote_rel_type
 MAX_PARAM_BYTES = 3500
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# RediSearch's query syntax: anything but a letter, digit or '_' is escaped.
+_REDISEARCH_SPECIAL = re.compile(r"([^\w])")
+
+
+def redisearch_query(tokens: list[str]) -> str:
+    """Every token as a prefix term (`tom* han*`: all required); any character RediSearch
+    could read as syntax (`-`, `|`, `@`, quotes, ...) is backslash-escaped."""
+    return " ".join(_REDISEARCH_SPECIAL.sub(r"\\\1", t) + "*" for t in tokens)
 
 
 def _escape(value: Any, where: str) -> Any:
@@ -108,6 +118,23 @@ class FalkorDBStore(Neo4jStore):
         for label, prop in (("Entity", "id"), ("Entity", "name"), ("Entity", "name_norm"), ("Literal", "key")):
             if (label, prop) not in existing:
                 self._run(f"CREATE INDEX FOR (x:{label}) ON (x.{prop})", write=True)
+        text_indexed = any(
+            "FULLTEXT" in row["types"].get("name_norm", ())
+            for row in self._run("CALL db.indexes() YIELD label, types RETURN label, types")
+            if row["label"] == "Entity"
+        )
+        if not text_indexed:
+            self._run("CALL db.idx.fulltext.createNodeIndex({label: 'Entity', stopwords: []}, 'name_norm')", write=True)
+
+    def _text_search(self, normalized: str, tokens: list[str], limit: int) -> list[dict[str, Any]]:
+        return self._run(
+            "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node "
+            "WITH node ORDER BY size(node.name_norm) LIMIT $limit "
+            "RETURN node.id AS id, node.name AS name, node.name_norm AS norm "
+            "UNION MATCH (e:Entity) WHERE e.name_norm STARTS WITH $norm "
+            "RETURN e.id AS id, e.name AS name, e.name_norm AS norm LIMIT $limit",
+            q=redisearch_query(tokens), norm=normalized, limit=limit,
+        )
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
         if "`" in relation:  # a type FalkorDB cannot hold: no fact has it

@@ -5,12 +5,14 @@ Used by unit tests and as the speed floor in benchmarks. `memory:` URL; nothing 
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.names import partial_kind, query_tokens
 
 
 class MemoryStore(GraphStore):
@@ -25,6 +27,10 @@ class MemoryStore(GraphStore):
         self._names: dict[str, str] = {}
         self._by_name: dict[str, set[str]] = defaultdict(set)
         self._by_norm: dict[str, set[str]] = defaultdict(set)
+        # The token index: name token -> normalised names holding it; its sorted tokens
+        # (for prefix ranges) are rebuilt at the first search after a write.
+        self._by_token: dict[str, set[str]] = defaultdict(set)
+        self._sorted_tokens: list[str] | None = None
         self._attrs: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
 
     def write(self, batch: LoadBatch) -> None:
@@ -36,7 +42,12 @@ class MemoryStore(GraphStore):
             if entity not in self._names:  # first name wins, as in the RDF loaders' @en preference
                 self._names[entity] = name
                 self._by_name[name].add(entity)
-                self._by_norm[normalize_name(name)].add(entity)
+                norm = normalize_name(name)
+                self._by_norm[norm].add(entity)
+                for token in norm.split():
+                    if norm not in self._by_token[token]:
+                        self._by_token[token].add(norm)
+                        self._sorted_tokens = None
         for a in batch.attributes:
             self._attrs[check_id(a.subject)][(a.relation, a.value)] = None
 
@@ -77,13 +88,31 @@ class MemoryStore(GraphStore):
         return hits + [EntityMatch.of(e, self._names[e], "normalized") for e in self._by_norm.get(normalized, ())]
 
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        prefix, contains = [], []
-        for norm, entities in self._by_norm.items():
-            if norm.startswith(normalized):
-                prefix += [EntityMatch.of(e, self._names[e], "prefix") for e in entities]
-            elif normalized in norm:
-                contains += [EntityMatch.of(e, self._names[e], "contains") for e in entities]
-        return prefix + contains
+        # Every match, not only the shortest: the reference answer the indexes approximate.
+        if self._sorted_tokens is None:
+            self._sorted_tokens = sorted(self._by_token)
+        tokens, vocabulary = query_tokens(normalized), self._sorted_tokens
+        norms: set[str] | None = None
+        for query_token in sorted(tokens, key=len, reverse=True):  # the rarest first, usually
+            having: set[str] = set()
+            for i in range(bisect.bisect_left(vocabulary, query_token), len(vocabulary)):
+                if not vocabulary[i].startswith(query_token):
+                    break
+                having |= self._by_token[vocabulary[i]]
+            norms = having if norms is None else norms & having
+            if not norms:
+                return []
+        found = []
+        for norm in norms or ():
+            kind = partial_kind(normalized, tokens, norm)
+            if kind is not None:
+                found += [EntityMatch.of(e, self._names[e], kind) for e in self._by_norm[norm]]
+        return found
+
+    def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
+        for entity in ids:
+            for index in (self._out, self._in):
+                yield from ((entity, r, n) for r, n in Counter(r for r, _ in index.get(entity, ())).items())
 
     def _relation_counts(self) -> dict[str, int]:
         return dict(Counter(r for edges in self._out.values() for r, _ in edges))

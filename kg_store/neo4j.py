@@ -13,14 +13,19 @@ reads never paste a type: they filter with `type(r) IN $relations`.
 URL: `bolt://[user:password@]HOST:PORT[?database=NAME]` (also neo4j://, +s, +ssc).
 FalkorDB answers on a Bolt port too: `open_bolt_store` tells the two apart and opens
 `kg_store.falkordb.FalkorDBStore` (this class with FalkorDB's dialect) for it.
+Names: a full-text (Lucene) index on the normalised names, `kgqa_entity_name_text`,
+whitespace analyzer (the names are normalised already); partial search asks it with every
+query token as a required prefix term, Lucene's special characters escaped, the query
+string a parameter.
 Queries run in the driver's managed transactions, which retry a dropped connection or a
 transient error within `max_transaction_retry_time`.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
@@ -31,6 +36,7 @@ from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.names import partial_kind, query_tokens
 
 DRIVER_SETTINGS: dict[str, Any] = {
     "connection_timeout": 10,
@@ -40,6 +46,21 @@ DRIVER_SETTINGS: dict[str, Any] = {
     "max_connection_lifetime": 3600,
     "max_transaction_retry_time": 15,
 }
+
+
+#: The full-text index of the normalised names.
+NAME_TEXT_INDEX = "kgqa_entity_name_text"
+#: Full-text hits (best Lucene score first) among which the shortest names are kept.
+TEXT_POOL = 1_000
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/\s])')
+
+
+def lucene_query(tokens: Sequence[str]) -> str:
+    """Every token required, as itself or as a prefix: `+(tom OR tom*) +(han OR han*)`;
+    a whole-word hit scores higher. Lucene's operators and special characters in a token
+    are escaped with a backslash (and lowercase `and`/`or`/`not` are words to Lucene)."""
+    escaped = [_LUCENE_SPECIAL.sub(r"\\\1", t) for t in tokens]
+    return " ".join(f"+({t} OR {t}*)" for t in escaped)
 
 
 def quote_rel_type(relation: str) -> str:
@@ -141,8 +162,13 @@ class Neo4jStore(GraphStore):
             "CREATE INDEX kgqa_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)",
             "CREATE INDEX kgqa_entity_name_norm IF NOT EXISTS FOR (e:Entity) ON (e.name_norm)",
             "CREATE CONSTRAINT kgqa_literal_key IF NOT EXISTS FOR (l:Literal) REQUIRE l.key IS UNIQUE",
+            (f"CREATE FULLTEXT INDEX {NAME_TEXT_INDEX} IF NOT EXISTS FOR (e:Entity) ON EACH [e.name_norm] "
+             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}"),
         ):
             self._run(statement, write=True)
+        # A new full-text index fills in the background and answers only when online (on
+        # a store that had names before it, that takes a while once).
+        self._run("CALL db.awaitIndexes(300)")
 
     # ---- writes ------------------------------------------------------------------------
     def clear(self) -> None:
@@ -246,14 +272,33 @@ class Neo4jStore(GraphStore):
         return [EntityMatch.of(r["id"], r["name"], r["kind"]) for r in rows]
 
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        rows = self._run(
-            "MATCH (e:Entity) WHERE e.name_norm STARTS WITH $norm "
-            "RETURN e.id AS id, e.name AS name, 'prefix' AS kind LIMIT $limit "
-            "UNION ALL MATCH (e:Entity) WHERE e.name_norm CONTAINS $norm AND NOT e.name_norm STARTS WITH $norm "
-            "RETURN e.id AS id, e.name AS name, 'contains' AS kind LIMIT $limit",
-            norm=normalized, limit=limit * 4,
+        tokens = query_tokens(normalized)
+        found = []
+        for row in self._text_search(normalized, tokens, limit * 4):
+            kind = partial_kind(normalized, tokens, row["norm"])
+            if kind is not None:
+                found.append(EntityMatch.of(row["id"], row["name"], kind))
+        return found
+
+    def _text_search(self, normalized: str, tokens: list[str], limit: int) -> list[dict[str, Any]]:
+        """The shortest of the full-text index's best hits, and names starting with the
+        query (the range index on name_norm answers STARTS WITH)."""
+        return self._run(
+            f"CALL db.index.fulltext.queryNodes('{NAME_TEXT_INDEX}', $q) YIELD node, score "
+            "WITH node, score ORDER BY score DESC LIMIT $pool WITH node ORDER BY size(node.name_norm) LIMIT $limit "
+            "RETURN node.id AS id, node.name AS name, node.name_norm AS norm "
+            "UNION MATCH (e:Entity) WHERE e.name_norm STARTS WITH $norm "
+            "RETURN e.id AS id, e.name AS name, e.name_norm AS norm LIMIT $limit",
+            q=lucene_query(tokens), norm=normalized, pool=TEXT_POOL, limit=limit,
         )
-        return [EntityMatch.of(r["id"], r["name"], r["kind"]) for r in rows]
+
+    def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
+        rows = self._run(
+            "UNWIND $ids AS i MATCH (:Entity {id: i})-[r]->(:Entity) RETURN i AS id, type(r) AS rel, count(r) AS c "
+            "UNION ALL UNWIND $ids AS i MATCH (:Entity {id: i})<-[r]-(:Entity) RETURN i AS id, type(r) AS rel, count(r) AS c",
+            ids=list(ids),
+        )
+        return [(row["id"], row["rel"], int(row["c"])) for row in rows]
 
     def _relation_counts(self) -> dict[str, int]:
         rows = self._run("MATCH (:Entity)-[r]->(:Entity) RETURN type(r) AS rel, count(r) AS c")

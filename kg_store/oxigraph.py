@@ -1,13 +1,22 @@
 """Embedded Oxigraph (pyoxigraph), on disk: the default store, no server needed.
 
 URL: `oxigraph:PATH` (a folder, created on first write) or `oxigraph:` for an in-memory
-store. Neighbour and name lookups go straight to the quad indexes (no SPARQL parsing);
-search and statistics run the same strictly escaped SPARQL as the remote backend.
+store. Neighbour, name and exact-name lookups go straight to the quad indexes (no SPARQL
+parsing); statistics run the same strictly escaped SPARQL as the remote backend.
+
+Partial name search reads a side index, `kg_store.names.NameIndex`: SQLite FTS5 in
+PATH/kgqa-names.sqlite (in memory for `oxigraph:`), kept in step by `write` and `clear`.
+A store without one (written before it existed, or by a process that died mid-write, which
+leaves it marked dirty) gets it rebuilt from its names once: by `after_load`, or at the first
+partial search. A read-only opener never replaces a file that is there: it adds a missing
+one, and searches a dirty one's rebuild in memory (with a warning).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import threading
+import warnings
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -17,8 +26,10 @@ from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.names import SIDE_FILE, NameIndex, partial_kind, query_tokens
 
 _NAME = ox.NamedNode(NAME_IRI)
+_NORM = ox.NamedNode(NORM_NAME_IRI)
 _DEFAULT = ox.DefaultGraph()
 
 
@@ -29,6 +40,7 @@ class OxigraphStore(GraphStore):
         super().__init__(url, **kwargs)
         self.path = Path(path) if path else None
         self.read_only = read_only
+        fresh = False
         try:
             if self.path is None:
                 self._store = ox.Store()
@@ -37,10 +49,27 @@ class OxigraphStore(GraphStore):
                     raise StoreUnavailable(f"no Oxigraph store at {url} yet: load data into it with `kgqa load`")
                 self._store = ox.Store.read_only(str(self.path))
             else:
+                fresh = not (self.path / "CURRENT").exists()
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(self.path))
         except OSError as exc:  # locked by another process, unreadable, not a store
             raise StoreUnavailable(f"cannot open Oxigraph store at {url}: {exc}") from exc
+        # The name index: kept in step by writes when loaded and clean; None until the first
+        # partial search (or after_load) builds it otherwise.
+        self._index_lock = threading.Lock()
+        self._index: NameIndex | None = None
+        self._index_path = self.path / SIDE_FILE if self.path is not None else None
+        try:
+            if self._index_path is None or fresh:
+                self._index = NameIndex.create(self._index_path)
+            elif not read_only:
+                found = NameIndex.open(self._index_path)
+                if found is not None and not found.clean:  # a write died half way: rebuilt later
+                    found.close()
+                    found = None
+                self._index = found
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot open the name index {self._index_path}: {exc}") from exc
         # Neighbours' ids and names are looked up again and again during walks (PoG caches
         # names too): IRI -> (id, name), cleared on every write and when past the cap.
         self._nodes: dict[str, tuple[str, str | None]] = {}
@@ -50,25 +79,79 @@ class OxigraphStore(GraphStore):
     def close(self) -> None:
         if self.path is not None and not self.read_only:
             self._store.flush()
+        with self._index_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
 
     def after_load(self) -> None:
         # Merge the SST files bulk_load wrote; otherwise background compaction competes
         # with the first queries and every lookup reads more files.
         self._store.optimize()
+        if self.read_only:
+            return
+        index = self._name_index()  # built here when missing, rather than at a first search
+        if len(index) > 0:
+            index.optimize()
 
     def clear(self) -> None:
         self._store.clear()
         self._nodes.clear()
+        with self._index_lock:
+            if self._index is None and self._index_path is not None:
+                self._index = NameIndex.create(self._index_path)
+            elif self._index is not None:
+                self._index.clear()
 
     # ---- writes ----------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
             self._nodes.clear()
+            index = self._index if batch.names else None
+            if index is not None:
+                index.mark_dirty()  # cleared by add(): a crash in between means "rebuild"
             # bulk_load parses in Rust and skips the transaction log: the fast path. Every
             # term was built and checked by sparql_text, so Oxigraph's re-validation is skipped.
             self._store.bulk_load(
                 input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES, lenient=True
             )
+            if index is not None:
+                index.add(batch.names)
+
+    # ---- the name index --------------------------------------------------------------
+    def _stored_names(self) -> Iterator[tuple[str, str]]:
+        """Every (entity, name) in the store, as the name lookups see them (`@en` or no language)."""
+        for quad in self._store.quads_for_pattern(None, _NAME, None, _DEFAULT):
+            name = quad.object
+            if isinstance(name, ox.Literal) and name.language in (None, "en") and isinstance(quad.subject, ox.NamedNode):
+                yield from_iri(quad.subject.value), name.value
+
+    def _name_index(self) -> NameIndex:
+        """The loaded index; built from the store's names the first time it is missing."""
+        with self._index_lock:
+            if self._index is not None:
+                return self._index
+            path = self._index_path
+            if not self.read_only or path is None:
+                self._index = NameIndex.build(path, self._stored_names())
+                return self._index
+            found = NameIndex.open(path, read_only=True)
+            if found is not None and found.clean:
+                self._index = found
+                return found
+            if found is not None:
+                found.close()
+                warnings.warn(
+                    f"the name index {path} is marked incomplete (a write to the store was under way or died): "
+                    "searching an index rebuilt in memory; open the store writable once to rebuild it on disk",
+                    RuntimeWarning, stacklevel=3)
+                self._index = NameIndex.build(None, self._stored_names())
+                return self._index
+            try:  # no index yet: add one beside the store, never replacing one that appeared meanwhile
+                self._index = NameIndex.build(path, self._stored_names(), replace=False)
+            except OSError:  # a folder we may not write to
+                self._index = NameIndex.build(None, self._stored_names())
+            return self._index
 
     # ---- reads -----------------------------------------------------------------------
     def _neighbors(
@@ -152,14 +235,40 @@ class OxigraphStore(GraphStore):
         return list(self._store.query(query))
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
-        return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))
+        # Literals are built as terms, never parsed from text: nothing to escape.
+        quads_for, cap = self._store.quads_for_pattern, limit * 4
+        found: list[EntityMatch] = []
+        for literal in (ox.Literal(text, language="en"), ox.Literal(text)):
+            for quad in quads_for(None, _NAME, literal, _DEFAULT):
+                found.append(EntityMatch.of(from_iri(quad.subject.value), text, "exact"))
+                if len(found) >= cap:
+                    return found
+        for quad in quads_for(None, _NORM, ox.Literal(normalized), _DEFAULT):
+            for name in quads_for(quad.subject, _NAME, None, _DEFAULT):
+                if isinstance(name.object, ox.Literal) and name.object.language in (None, "en"):
+                    found.append(EntityMatch.of(from_iri(quad.subject.value), name.object.value, "normalized"))
+            if len(found) >= cap:
+                break
+        return found
 
     def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        return _matches(self._select(sparql_text.search_partial_query(normalized, limit)))
+        tokens = query_tokens(normalized)
+        found = []
+        for entity, name, norm in self._name_index().search(normalized, tokens, limit * 4):
+            kind = partial_kind(normalized, tokens, norm)
+            if kind is not None:
+                found.append(EntityMatch.of(entity, name, kind))
+        return found
 
     def _relation_counts(self) -> dict[str, int]:
         rows = self._select(sparql_text.relation_counts_query())
         return {from_iri(r["p"].value): int(r["c"].value) for r in rows if not is_internal_iri(r["p"].value)}
+
+    def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
+        for row in self._select(sparql_text.degrees_query(ids)):
+            predicate = row["p"].value
+            if not is_internal_iri(predicate):
+                yield from_iri(row["s"].value), from_iri(predicate), int(row["c"].value)
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
         rows = self._select(sparql_text.entities_with_query(relation, direction, limit))
@@ -169,6 +278,3 @@ class OxigraphStore(GraphStore):
         counts = {k: int(self._select(q)[0]["c"].value) for k, q in sparql_text.stats_queries().items()}
         return StoreStats(**counts)
 
-
-def _matches(rows: list[ox.QuerySolution]) -> list[EntityMatch]:
-    return [sparql_text.entity_match(r["e"].value, r["n"].value, r["kind"].value) for r in rows]

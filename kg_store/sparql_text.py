@@ -144,13 +144,91 @@ def search_exact_query(text: str, normalized: str, limit: int) -> str:
     )
 
 
-def search_partial_query(normalized: str, limit: int) -> str:
+def _token_filter(tokens: Sequence[str]) -> str:
+    """Every query token starts a token of ?norm (normalised names are single-spaced)."""
+    return " && ".join(f'CONTAINS(CONCAT(" ", ?norm), {literal(" " + t)})' for t in tokens)
+
+
+def search_scan_query(normalized: str, tokens: Sequence[str], limit: int) -> str:
+    """Partial matches by tokens without a text index: a scan of every normalised name,
+    for endpoints that have none (plain SPARQL 1.1)."""
     norm_p, name_p = iri_ref(NORM_NAME_IRI), iri_ref(NAME_IRI)
-    needle = literal(normalized)
     return (
-        f"SELECT ?e ?n ?kind WHERE {{ ?e {norm_p} ?norm . FILTER(CONTAINS(?norm, {needle})) "
-        f'BIND(IF(STRSTARTS(?norm, {needle}), "prefix", "contains") AS ?kind) '
-        f"?e {name_p} ?n . {NAME_FILTER} }} ORDER BY DESC(?kind = \"prefix\") STRLEN(?n) LIMIT {int(limit) * 4}"
+        f"SELECT ?e ?n ?norm WHERE {{ ?e {norm_p} ?norm . FILTER({_token_filter(tokens)}) "
+        f"?e {name_p} ?n . {NAME_FILTER} }} "
+        f"ORDER BY DESC(STRSTARTS(?norm, {literal(normalized)})) STRLEN(?norm) LIMIT {int(limit)}"
+    )
+
+
+#: Virtuoso's free-text wildcards need this many characters before the `*` (error FT370).
+VIRTUOSO_WILDCARD_MIN = 4
+
+
+def virtuoso_text_expr(tokens: Sequence[str]) -> str | None:
+    """A `bif:contains` expression that finds a superset of the names matching `tokens`
+    (the SPARQL filter narrows it to the exact rule), or None when no token can be asked.
+
+    Tokens of 4+ characters become prefix terms `"toke*"`; shorter ones whole words
+    `"tom"` (Virtuoso refuses shorter wildcards), except the last of several (typed half
+    way: the filter checks it). So on Virtuoso a token under 4 characters finds names
+    with that word, not with a longer word starting with it ("tom" finds "Tom Hanks",
+    not "Tomas"), unless other tokens led the index there. Only
+    letters and digits get in (a token with `_` is left to the filter), always between
+    double quotes: words, never operators (`AND`, `NEAR`, `-`, `*` or quotes of the query)."""
+    terms = []
+    for i, token in enumerate(tokens):
+        if not token.isalnum():
+            continue
+        if len(token) >= VIRTUOSO_WILDCARD_MIN:
+            terms.append(f'"{token}*"')
+        elif i < len(tokens) - 1 or len(tokens) == 1:
+            terms.append(f'"{token}"')
+    return " AND ".join(terms) or None
+
+
+def search_text_query(normalized: str, tokens: Sequence[str], limit: int) -> str:
+    """Partial matches through Virtuoso's free-text index on the normalised names: the
+    shortest `limit` names the index finds, narrowed by the token rule. Without a word
+    to ask the index (tokens of `_`), names starting with the query, by a scan that
+    stops at `limit`: Virtuoso has no index for STRSTARTS, and its `>=`/`<` on these
+    literals does not follow string order (measured: no range reads)."""
+    norm_p, name_p = iri_ref(NORM_NAME_IRI), iri_ref(NAME_IRI)
+    expr = virtuoso_text_expr(tokens)
+    if expr is None:
+        found = f"FILTER(STRSTARTS(?norm, {literal(normalized)})) }} LIMIT {int(limit)}"
+    else:
+        found = (f"?norm bif:contains {literal(expr)} . FILTER({_token_filter(tokens)}) }} "
+                 f"ORDER BY STRLEN(?norm) LIMIT {int(limit)}")
+    return (
+        f"SELECT ?e ?n ?norm WHERE {{ {{ SELECT ?e ?norm WHERE {{ ?e {norm_p} ?norm . {found} }} "
+        f"?e {name_p} ?n . {NAME_FILTER} }}"
+    )
+
+
+def text_index_probe_query(entity_iri: str, token: str) -> str:
+    """Does the free-text index know this entity's normalised name (by one of its words)?"""
+    expr = f'"{token}"' if token.isalnum() else None
+    if expr is None:
+        raise ValueError(f"not a probe word: {token!r}")
+    return (
+        f"SELECT ?norm WHERE {{ {iri_ref(entity_iri)} {iri_ref(NORM_NAME_IRI)} ?norm . "
+        f"?norm bif:contains {literal(expr)} }} LIMIT 1"
+    )
+
+
+def a_normalized_name_query() -> str:
+    return f"SELECT ?e ?norm WHERE {{ ?e {iri_ref(NORM_NAME_IRI)} ?norm }} LIMIT 20"
+
+
+def degrees_query(ids: Sequence[str]) -> str:
+    """Facts between entities per (id, relation), out- and in-edges together (a fact from
+    an id to itself is a row of each branch: counted twice). VALUES sits in each branch,
+    so no engine joins it after the fact; no BIND in the branches: Virtuoso 7 fails
+    to compile that (SP031, "equiv replaces filter")."""
+    ids_values = values("s", ids)
+    return (
+        f"SELECT ?s ?p (COUNT(*) AS ?c) WHERE {{ {{ {ids_values} ?s ?p ?o . FILTER(isIRI(?o)) }} "
+        f"UNION {{ {ids_values} ?o ?p ?s . }} }} GROUP BY ?s ?p"
     )
 
 

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
+from pathlib import Path
+
 import pytest
 
-from kg_store import UNNAMED, GraphStore, InvalidId, LoadBatch, Triple
+from kg_store import UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
+from kg_store.names import SIDE_FILE, NameIndex
 from tests.kg_fixture import (
     ENTITIES,
     HUB_FANS,
@@ -105,6 +110,248 @@ def test_search_exact_only(store: GraphStore) -> None:
     assert store.search_entities("robert zem", partial=False) == []
 
 
+def found(store: GraphStore, text: str, **kw) -> list[tuple[str, str]]:
+    return [(m.id, m.match) for m in store.search_entities(text, **kw)]
+
+
+def test_partial_search_matches_tokens_and_their_prefixes(store: GraphStore) -> None:
+    # Every query token starts a token of the name, in any order; a query the whole name
+    # starts with is a prefix match. Inside a token is no match: an index, not a scan.
+    assert set(found(store, "hanks")) == {("m.tom", "contains"), ("m.tag_tom", "contains")}
+    assert set(found(store, "tom han")) == {("m.tom", "prefix"), ("m.tag_tom", "prefix")}
+    assert set(found(store, "Hanks, Tom")) == {("m.tom", "contains"), ("m.tag_tom", "contains")}
+    assert found(store, "zemeckis rob") == [("m.zemeckis", "contains")]
+    assert found(store, "united america") == [("m.usa", "contains")]
+    assert found(store, "emeckis") == [] and found(store, "tom hanx") == []
+    assert found(store, "tom drama") == []  # every token must be there
+
+
+def test_partial_search_ranks_shorter_names_first(store: GraphStore) -> None:
+    assert [m.id for m in store.search_entities("fan", limit=10)] == [f"m.fan{i}" for i in range(10)]
+    ranked = found(store, "fan 1", limit=12)
+    assert ranked[0] == ("m.fan1", "normalized")
+    assert ranked[1:] == [(f"m.fan{i}", "prefix") for i in range(10, 20)]
+
+
+def test_partial_search_folds_accents_and_case_like_normalize_name(store: GraphStore) -> None:
+    assert found(store, "AMEL") == [("m.amelie", "prefix")]
+    assert found(store, "Amél") == [("m.amelie", "prefix")]
+    assert found(store, "AMÉLIE")[:1] == [("m.amelie", "normalized")]
+    assert found(store, "forrest   GUMP!")[:2] == [("m.forrest", "normalized"), ("m.forrest_char", "normalized")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('"tom', {"m.tom", "m.tag_tom"}),
+    ("tom*", {"m.tom", "m.tag_tom"}),
+    ("-tom", {"m.tom", "m.tag_tom"}),
+    ("(tom) han?", {"m.tom", "m.tag_tom"}),
+    ("hanks\\", {"m.tom", "m.tag_tom"}),
+    ("tom AND hanks", set()),  # "and" is a word of the query here, and no name has it
+    ("hanks OR drama", set()),
+    ("NEAR(tom hanks)", set()),
+    ("hanks NOT tom", set()),
+    ('"} UNION { ?s ?p ?o } #', set()),
+    ("'bif:contains' \"tom*\"", set()),
+    ("@name_norm:tom", set()),
+    ("tom'); DROP TABLE names; --", set()),
+    ('"*"', set()),
+    ("*", set()),
+    ("AND", set()),
+])
+def test_partial_search_text_is_data_not_query_syntax(store: GraphStore, text: str, expected: set[str]) -> None:
+    # Operators of FTS5, Virtuoso's bif:contains, Lucene and RediSearch, and quotes of
+    # SPARQL and SQL: words or nothing, never syntax.
+    assert {m.id for m in store.search_entities(text, limit=20)} == expected
+    assert store.stats().triples == N_TRIPLES
+    assert {m.id for m in store.search_entities("tom han")} == {"m.tom", "m.tag_tom"}  # the index is still there
+
+
+def test_text_index_queries_quote_or_escape_every_token() -> None:
+    """What each backend's text index is asked (the backends above run them for real;
+    Neo4j's only with NEO4J_URI)."""
+    from kg_store.falkordb import redisearch_query
+    from kg_store.names import fts5_query
+    from kg_store.neo4j import lucene_query
+    from kg_store.sparql_text import virtuoso_text_expr
+
+    assert fts5_query(["tom", 'a"b', "AND", "near"]) == '"tom"* AND "a""b"* AND "AND"* AND "near"*'
+    assert lucene_query(["tom", "a:b", "x*", "(y)"]) == r"+(tom OR tom*) +(a\:b OR a\:b*) +(x\* OR x\**) +(\(y\) OR \(y\)*)"
+    assert redisearch_query(["tom", "a-b", "@x|y"]) == r"tom* a\-b* \@x\|y*"
+    assert virtuoso_text_expr(["tom", "hanks", "x_y", "ha"]) == '"tom" AND "hanks*"'
+    assert virtuoso_text_expr(["ha"]) == '"ha"'
+    assert virtuoso_text_expr(['a"b', "x*"]) is None
+
+
+def test_writing_the_same_names_again_indexes_nothing_twice(store: GraphStore) -> None:
+    before = [store.search_entities(q, limit=50) for q in ("fan", "forrest", "tom han", "drama")]
+    store.write(fixture_batch())
+    store.write(LoadBatch(names=[("m.tom", "Tom Hanks"), ("m.tom", "Tom Hanks")]))
+    after = [store.search_entities(q, limit=50) for q in ("fan", "forrest", "tom han", "drama")]
+    assert after == before
+    assert [m.id for m in after[2]].count("m.tom") == 1
+
+
+def test_degrees_count_entity_facts_both_ways_without_schema(store: GraphStore) -> None:
+    ids = ["m.usa", "m.forrest", "m.tom", "m.cvt1", "m.drama", INJECTION_ID, "m.nobody", "m.usa"]
+    assert store.degrees(ids) == {
+        "m.usa": HUB_FANS + 1,  # every fan's nationality and Tom's
+        "m.forrest": 3,  # director, genre, and the performance pointing at it; type and notable type are schema
+        "m.tom": 2,  # the birth date is a literal, not a fact between entities
+        "m.cvt1": 3,
+        "m.drama": 3,
+        INJECTION_ID: 2,
+        "m.nobody": 0,
+    }
+    assert store.degrees([]) == {}
+    with pytest.raises(InvalidId):
+        store.degrees(["x\ny"])
+
+
+def test_a_server_store_searches_through_its_text_index(store: GraphStore) -> None:
+    """The backends with a server use the index they created (no silent full scans)."""
+    from kg_store.falkordb import FalkorDBStore
+    from kg_store.neo4j import NAME_TEXT_INDEX, Neo4jStore
+    from kg_store.sparql import SparqlStore
+
+    if isinstance(store, SparqlStore):
+        assert store._has_text_index()
+        # The scan kept for endpoints without one answers the same.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for query in ("hanks", "tom han", "states of", "fan 1", "amel", "東"):
+                indexed = found(store, query)
+                store._text_index, store._warned_scan = False, True
+                try:
+                    assert found(store, query) == indexed, query
+                finally:
+                    store._text_index = None
+    elif isinstance(store, FalkorDBStore):
+        types = {row["label"]: row["types"] for row in store._run("CALL db.indexes() YIELD label, types RETURN label, types")}
+        assert "FULLTEXT" in types["Entity"]["name_norm"]
+    elif isinstance(store, Neo4jStore):
+        names = [row["name"] for row in store._run("SHOW FULLTEXT INDEXES YIELD name RETURN name")]
+        assert NAME_TEXT_INDEX in names
+    else:
+        pytest.skip("an embedded backend: its index is tested below")
+
+
+# ---- the embedded store's side index ---------------------------------------------------
+def reopen(url: str, **kw) -> GraphStore:
+    gc.collect()  # Oxigraph lets go of its folder's lock only when the old store object goes
+    return open_store(url, **kw)
+
+
+def test_oxigraph_name_index_is_a_file_beside_the_store_and_survives_reopen(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"oxigraph:{tmp_path / 'kg'}"
+    store = open_store(url)
+    store.write(fixture_batch())
+    store.write(fixture_batch())  # idempotent in the index too
+    store.close()
+    del store
+    side = tmp_path / "kg" / SIDE_FILE
+    assert side.is_file()
+    with _closing(NameIndex.open(side)) as index:
+        assert index is not None and index.clean and len(index) == len(fixture_batch().names)
+
+    def no_rebuild(*args, **kwargs):
+        raise AssertionError("the index was rebuilt although it was there")
+
+    monkeypatch.setattr(NameIndex, "build", no_rebuild)
+    for read_only in (False, True):
+        store = reopen(url, read_only=read_only)
+        assert found(store, "tom han") == [("m.tag_tom", "prefix"), ("m.tom", "prefix")]
+        store.close()
+        del store
+
+
+def test_oxigraph_store_without_index_builds_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"oxigraph:{tmp_path / 'kg'}"
+    store = open_store(url)
+    store.write(fixture_batch())
+    store.close()
+    del store
+    side = tmp_path / "kg" / SIDE_FILE
+    side.unlink()  # a store written before the index existed
+    builds = []
+    real_build = NameIndex.build
+
+    def counted(*args, **kwargs):
+        builds.append(args[0])
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(NameIndex, "build", counted)
+    # A read-only opener adds the missing file beside the store, at its first partial search.
+    store = reopen(url, read_only=True)
+    assert not side.exists()
+    assert found(store, "hanks", limit=3)[0][0] in ("m.tom", "m.tag_tom")
+    assert found(store, "zemeckis") == [("m.zemeckis", "contains")]
+    assert builds == [side] and side.is_file()
+    store.close()
+    del store
+    store = reopen(url, read_only=True)
+    assert found(store, "zemeckis") == [("m.zemeckis", "contains")]
+    assert builds == [side]  # not again
+    store.close()
+    del store
+
+
+def test_oxigraph_index_left_dirty_by_a_dead_write_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"oxigraph:{tmp_path / 'kg'}"
+    store = open_store(url)
+    store.write(fixture_batch())
+    real_add = NameIndex.add
+
+    def die(self, names):
+        raise KeyboardInterrupt  # the store has the names, the index never got them
+
+    monkeypatch.setattr(NameIndex, "add", die)
+    with pytest.raises(KeyboardInterrupt):
+        store.write(LoadBatch(names=[("m.new", "Brand New Name")]))
+    monkeypatch.setattr(NameIndex, "add", real_add)
+    store.close()
+    del store
+    # A reader does not trust it: it searches a rebuild in memory, and says so.
+    store = reopen(url, read_only=True)
+    with pytest.warns(RuntimeWarning, match="marked incomplete"):
+        assert found(store, "brand new") == [("m.new", "prefix")]
+    store.close()
+    del store
+    # The writer rebuilds it on disk, once.
+    store = reopen(url)
+    assert found(store, "brand new") == [("m.new", "prefix")]
+    assert found(store, "tom han") == [("m.tag_tom", "prefix"), ("m.tom", "prefix")]
+    store.close()
+    del store
+    with _closing(NameIndex.open(tmp_path / "kg" / SIDE_FILE)) as index:
+        assert index is not None and index.clean and len(index) == len(fixture_batch().names) + 1
+
+
+def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
+    for url in ("oxigraph:", f"oxigraph:{tmp_path / 'kg'}"):
+        store = open_store(url)
+        store.write(fixture_batch())
+        store.clear()
+        assert store.search_entities("tom han") == []
+        store.write(LoadBatch(names=[("m.tom", "Tom Hanks")]))
+        assert found(store, "tom han") == [("m.tom", "prefix")]
+        store.close()
+        del store
+        gc.collect()
+
+
+class _closing:
+    def __init__(self, index: NameIndex | None) -> None:
+        self.index = index
+
+    def __enter__(self) -> NameIndex | None:
+        return self.index
+
+    def __exit__(self, *exc: object) -> None:
+        if self.index is not None:
+            self.index.close()
+
+
 def test_subgraph_two_hops_with_caps(store: GraphStore) -> None:
     sub = store.subgraph(["m.tom"], hops=2, max_degree=10)
     triples = set(sub.triples)
@@ -146,6 +393,7 @@ def test_unicode_round_trip(empty_store: GraphStore) -> None:
     (edge,) = empty_store.neighbors(["Ōkubo 大久保"]).edges["Ōkubo 大久保"]
     assert (edge.relation, edge.neighbor, edge.neighbor_name) == ("lives in", "東京", "東京")
     assert empty_store.search_entities("東京")[0].id == "東京"
+    assert [(m.id, m.match) for m in empty_store.search_entities("東")] == [("東京", "prefix")]
 
 
 def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> None:
