@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.pog.config import PoGConfig
 from agent.triples.config import TriplesConfig
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES
+from loaders.rdf import DEFAULT_LABEL_LANGUAGE, DEFAULT_LABEL_PREDICATES
 
 LocalModelName = Literal["qwen-0.5b", "qwen-1.5b"]
 LOCAL_MODELS: tuple[str, ...] = get_args(LocalModelName)
@@ -34,6 +35,12 @@ class Settings(BaseSettings):
     schema_prefixes: tuple[str, ...] = Field(
         default=DEFAULT_SCHEMA_PREFIXES, description="Relations dropped as schema, by prefix."
     )
+    label_predicates: tuple[str, ...] = Field(
+        default=DEFAULT_LABEL_PREDICATES, description="RDF predicates whose literals name entities (kgqa load -f rdf): "
+        "IRIs or prefixed names (rdfs:label, skos:prefLabel, ...).")
+    label_language: str = Field(
+        default=DEFAULT_LABEL_LANGUAGE, description="Preferred language of RDF names and literals (kgqa load -f rdf); "
+        "'*' keeps every language.")
     neo4j_user: str | None = Field(default=None, description="Neo4j user (or in the bolt:// URL).")
     neo4j_password: str | None = Field(default=None, description="Neo4j password (or in the bolt:// URL).")
     neo4j_database: str | None = Field(default=None, description="Neo4j database name; server default if unset.")

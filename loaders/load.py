@@ -15,6 +15,7 @@ from pathlib import Path
 from kg_store.base import GraphStore
 from kg_store.model import Attribute, LoadBatch, Triple
 from loaders.freebase_nt import parse_freebase_nt
+from loaders.rdf import RdfOptions, parse_rdf
 from loaders.records import Malformed, MalformedInput, Name, Record, Skipped
 from loaders.rog import parse_rog
 from loaders.tabular import fb15k_total_bytes, parse_fb15k237, parse_name_triples
@@ -27,6 +28,7 @@ PARSERS: dict[str, Parser] = {
     "metaqa": partial(parse_name_triples, sep="|"),  # type: ignore[dict-item]
     "tsv": partial(parse_name_triples, sep="\t"),  # type: ignore[dict-item]
     "rog": parse_rog,
+    "rdf": parse_rdf,  # and its RdfOptions: parse_records
 }
 FORMATS = tuple(PARSERS)
 MAX_REPORTED_MALFORMED = 20
@@ -61,14 +63,21 @@ class LoadReport:
 
 
 def parse_records(
-    fmt: str, path: Path, schema_prefixes: tuple[str, ...], on_bytes: Callable[[int], None] | None = None
+    fmt: str,
+    path: Path,
+    schema_prefixes: tuple[str, ...],
+    on_bytes: Callable[[int], None] | None = None,
+    rdf: RdfOptions | None = None,
 ) -> Iterator[Record]:
+    """`rdf`: how to read an RDF file (format `rdf`): its format, label predicates, language."""
     if fmt not in PARSERS:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
     if path.is_dir() and fmt != "fb15k237":
         raise MalformedInput(str(path), 0, f"format {fmt} reads a file, got a folder")
+    if fmt == "rdf":
+        return parse_rdf(path, schema_prefixes, on_bytes, rdf)
     return PARSERS[fmt](path, schema_prefixes, on_bytes)
 
 
@@ -85,6 +94,7 @@ def load_file(
     schema_prefixes: tuple[str, ...] | None = None,
     on_bytes: Callable[[int], None] | None = None,
     on_batch: Callable[[LoadReport], None] | None = None,
+    rdf: RdfOptions | None = None,
 ) -> LoadReport:
     """Stream `path` into `store` in batches of `store.write_batch_size` records.
 
@@ -94,7 +104,7 @@ def load_file(
     write); at most two batches are in memory, so memory stays bounded.
     """
     with _cyclic_gc_paused():
-        return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch)
+        return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch, rdf)
 
 
 @contextmanager
@@ -118,6 +128,7 @@ def _load(
     schema_prefixes: tuple[str, ...] | None,
     on_bytes: Callable[[int], None] | None,
     on_batch: Callable[[LoadReport], None] | None,
+    rdf: RdfOptions | None = None,
 ) -> LoadReport:
     prefixes = store.schema_prefixes if schema_prefixes is None else schema_prefixes
     report = LoadReport(fmt, str(path), store.display_url)
@@ -144,7 +155,7 @@ def _load(
             batch, size = LoadBatch(), 0
 
         try:
-            for record in parse_records(fmt, path, prefixes, on_bytes):
+            for record in parse_records(fmt, path, prefixes, on_bytes, rdf):
                 if isinstance(record, Triple):
                     batch.triples.append(record)
                 elif isinstance(record, Name):
