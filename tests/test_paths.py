@@ -131,3 +131,12 @@ def test_a_hub_topic_still_cuts_through_the_candidates_own_edges() -> None:
     assert films.joins == {"Comedy": (Step("has_genre", False),)}
     assert _adjacent_seeds(cache, ["Splash", "Apollo 13"], {"Comedy"}) == {
         "Splash": {"Comedy": (Step("genre", False), Step("genre_cvt", False))}}
+
+
+def test_a_relation_reads_as_words_freebase_or_any_rdf() -> None:
+    from agent.pog.paths import relation_words
+
+    assert relation_words("film.film.directed_by") == "film directed by"
+    assert relation_words("http://www.w3.org/2000/01/rdf-schema#subClassOf") == "sub class of"
+    assert relation_words("https://schema.org/isPartOf") == "is part of"
+    assert relation_words("http://xmlns.com/foaf/0.1/based_near") == "based near"

@@ -5,7 +5,7 @@ and hand back the summary and the rows. Every entry point that evaluates uses th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.evaluation.harness import EvalRun, read_finished, select
@@ -30,6 +30,7 @@ class EvalPlan:
     shard: tuple[int, int] | None = None  # (i, n): every n-th question of the selection from the i-th
     concurrency: int = 1
     traces: bool = True  # one trace per question in OUT.traces/
+    link: bool = False  # withhold the questions' topic entities: the pipeline links them from the text
 
     @property
     def trace_dir(self) -> Path | None:
@@ -57,6 +58,8 @@ def selected_questions(plan: EvalPlan) -> tuple[list[Question], dict[str, Gold]]
     except (MalformedInput, FileNotFoundError) as exc:
         raise InputError(str(exc)) from exc
     chosen = select(question_set, limit=plan.limit, sample=plan.sample, seed=plan.seed, shard=plan.shard)
+    if plan.link:  # the text as a user would type it (MetaQA's brackets are already gone), no ids
+        chosen = [replace(question, topic_entities=()) for question in chosen]
     return chosen, question_set.gold
 
 

@@ -5,6 +5,7 @@ by embedding cosine to the question, the top k in one prompt, one LLM call."""
 from __future__ import annotations
 
 from agent.embeddings import Embedder, cosine_rank
+from agent.linking import link_question
 from agent.llm.base import LLMClient
 from agent.pipelines.base import PipelineResult, read_answers
 from agent.pipelines.facts import facts_of
@@ -33,8 +34,8 @@ class CosineTriplesPipeline:
 
     def answer(self, question: Question) -> PipelineResult:
         seeds = [t.id for t in question.topic_entities]
-        if not seeds:  # no topic entity given: link the question's words by name search
-            seeds = [m.id for m in self.store.search_entities(question.text, limit=3, partial=False)]
+        if not seeds:  # no topic entity given: the best entity the question's words name
+            seeds = [link.id for link in link_question(self.store, question.text, limit=1)]
         subgraph = self.store.subgraph(seeds, hops=self.hops, max_degree=self.max_degree, max_edges=self.max_edges)
         facts = facts_of(subgraph)
         kept = []

@@ -59,6 +59,9 @@ def eval_command(
     shard: Annotated[str | None, typer.Option(
         help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.",
         rich_help_panel=SELECTION)] = None,
+    link: Annotated[bool, typer.Option("--link", help=(
+        "Withhold the questions' topic entities: the pipeline links them from the question's text, as for a "
+        "user's question."), rich_help_panel=SELECTION)] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
@@ -113,7 +116,7 @@ def eval_command(
         raise fail(f"--out is a folder: {out_path}; give a file, e.g. {out_path / 'results.jsonl'}", 2)
     try:
         plan = EvalPlan(questions, fmt, pipeline, out_path, limit, sample, seed,
-                        parse_shard(shard) if shard else None, concurrency, traces)
+                        parse_shard(shard) if shard else None, concurrency, traces, link)
         selected_questions(plan)  # a malformed file fails here, before any store or model starts
     except InputError as exc:
         raise fail(str(exc), 2) from exc

@@ -1,0 +1,70 @@
+"""Linking a raw question to the graph: which words of it name an entity, and which one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.evaluation.run import EvalPlan, selected_questions
+from agent.linking import link_question, question_spans
+from kg_store import LoadBatch, Triple
+from kg_store.memory import MemoryStore
+
+
+def store_of(names: dict[str, str], triples: list[tuple[str, str, str]] = ()) -> MemoryStore:
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple(*t) for t in triples], names=list(names.items())))
+    return store
+
+
+def first(store: MemoryStore, question: str) -> str | None:
+    links = link_question(store, question)
+    return links[0].id if links else None
+
+
+def test_the_longest_name_in_the_question_wins_over_the_names_inside_it() -> None:
+    store = store_of({"e1": "Tom Hanks", "e2": "Tom", "e3": "The Battle of Britain", "e4": "Battle of Britain"})
+    assert first(store, "what movies did tom hanks star in") == "e1"
+    assert first(store, "who directed The Battle of Britain") == "e3"
+    assert first(store, "who directed Battle of Britain") == "e4"
+
+
+def test_a_name_capitalised_in_the_question_beats_a_common_word_that_is_also_a_name() -> None:
+    store = store_of({"tag": "writer", "film": "Zookeeper"})
+    assert first(store, "the films written by the writer of Zookeeper starred who") == "film"
+
+
+def test_possessives_are_tried_with_and_without_their_s() -> None:
+    store = store_of({"s": "Utah", "f": "Joe's Palace"})
+    assert first(store, "what is utah's state capitol?") == "s"
+    assert first(store, "who was the director of Joe's Palace") == "f"
+
+
+def test_part_of_a_name_counts_by_whole_words_and_less_when_many_names_share_it() -> None:
+    people = {f"p{i}": f"{nation} people" for i, nation in enumerate(("Irish", "French", "Welsh", "Jewish", "Thai"))}
+    store = store_of({"bih": "Bosnia and Herzegovina", "de": "Germany", **people})
+    links = link_question(store, "what language do people from bosnia speak?")
+    assert links[0].id == "bih" and not links[0].whole  # "bosnia" is part of one name; "people" of five
+    assert first(store, "how many languages are there") is None  # "many" is inside "Germany", not a word of it
+
+
+def test_entities_that_share_a_name_all_stay_candidates_the_better_connected_first() -> None:
+    store = store_of({"emma1": "Emma", "emma2": "Emma", "a": "Jane Austen", "b": "Douglas McGrath"},
+                     [("emma1", "written_by", "a"), ("emma1", "directed_by", "b"), ("emma2", "written_by", "a")])
+    links = link_question(store, "who directed Emma")
+    assert [link.id for link in links[:2]] == ["emma1", "emma2"] and links[0].degree == 2
+
+
+def test_spans_skip_runs_of_stop_words_and_go_longest_first() -> None:
+    spans = question_spans("who is the director of Big")
+    assert spans[0] == "who is the director of Big" and "Big" in spans
+    assert "who is the" not in spans and "of" not in spans
+
+
+def test_eval_link_withholds_the_topic_entities(tmp_path: Path) -> None:
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\n")
+    given, _ = selected_questions(EvalPlan(questions, "metaqa", "pog", tmp_path / "r.jsonl"))
+    linked, gold = selected_questions(EvalPlan(questions, "metaqa", "pog", tmp_path / "r.jsonl", link=True))
+    assert [t.id for t in given[0].topic_entities] == ["Movie A"]
+    assert linked[0].topic_entities == () and linked[0].text == "who directed Movie A"  # no ids, no brackets
+    assert gold[linked[0].id].answers == ("Person B",)
