@@ -24,7 +24,7 @@ from kg_store.model import MatchKind
 
 #: The side file's name, inside an on-disk Oxigraph store's folder.
 SIDE_FILE = "kgqa-names.sqlite"
-_VERSION = "1"
+_VERSION = "2"  # 1: an insert trigger fed FTS5 (dev only, never released)
 # Candidates are stored with rowid = length << 36 | sequence: FTS5 returns matches in
 # rowid order, so "the first N matches" are the N shortest names without sorting them all.
 _SEQ_BITS = 36

@@ -8,12 +8,14 @@ Partial name search reads a side index, `kg_store.names.NameIndex`: SQLite FTS5 
 PATH/kgqa-names.sqlite (in memory for `oxigraph:`), kept in step by `write` and `clear`.
 A store without one (written before it existed, or by a process that died mid-write, which
 leaves it marked dirty) gets it rebuilt from its names once: by `after_load`, or at the first
-partial search. A read-only opener never replaces a file that is there: it adds a missing
-one, and searches a dirty one's rebuild in memory (with a warning).
+partial search. A read-only opener adds a missing file (or replaces one of another version),
+but never rebuilds a dirty one, which a writer may be in the middle of: it searches a
+rebuild in memory instead, with a warning.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import warnings
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -68,7 +70,7 @@ class OxigraphStore(GraphStore):
                     found.close()
                     found = None
                 self._index = found
-        except OSError as exc:
+        except (OSError, sqlite3.Error) as exc:
             raise StoreUnavailable(f"cannot open the name index {self._index_path}: {exc}") from exc
         # Neighbours' ids and names are looked up again and again during walks (PoG caches
         # names too): IRI -> (id, name), cleared on every write and when past the cap.
@@ -107,16 +109,17 @@ class OxigraphStore(GraphStore):
     def write(self, batch: LoadBatch) -> None:
         if len(batch):
             self._nodes.clear()
-            index = self._index if batch.names else None
-            if index is not None:
-                index.mark_dirty()  # cleared by add(): a crash in between means "rebuild"
-            # bulk_load parses in Rust and skips the transaction log: the fast path. Every
-            # term was built and checked by sparql_text, so Oxigraph's re-validation is skipped.
-            self._store.bulk_load(
-                input=sparql_text.ntriples(batch).encode(), format=ox.RdfFormat.N_TRIPLES, lenient=True
-            )
-            if index is not None:
-                index.add(batch.names)
+            data = sparql_text.ntriples(batch).encode()
+            # Under the index lock: a build of the index (first search) sees all or none of it.
+            with self._index_lock:
+                index = self._index if batch.names else None
+                if index is not None:
+                    index.mark_dirty()  # cleared by add(): a crash in between means "rebuild"
+                # bulk_load parses in Rust and skips the transaction log: the fast path. Every
+                # term was built and checked by sparql_text, so Oxigraph's re-validation is skipped.
+                self._store.bulk_load(input=data, format=ox.RdfFormat.N_TRIPLES, lenient=True)
+                if index is not None:
+                    index.add(batch.names)
 
     # ---- the name index --------------------------------------------------------------
     def _stored_names(self) -> Iterator[tuple[str, str]]:
@@ -128,30 +131,34 @@ class OxigraphStore(GraphStore):
 
     def _name_index(self) -> NameIndex:
         """The loaded index; built from the store's names the first time it is missing."""
+        index = self._index
+        if index is not None:
+            return index
         with self._index_lock:
-            if self._index is not None:
-                return self._index
-            path = self._index_path
-            if not self.read_only or path is None:
-                self._index = NameIndex.build(path, self._stored_names())
-                return self._index
-            found = NameIndex.open(path, read_only=True)
-            if found is not None and found.clean:
-                self._index = found
-                return found
-            if found is not None:
-                found.close()
-                warnings.warn(
-                    f"the name index {path} is marked incomplete (a write to the store was under way or died): "
-                    "searching an index rebuilt in memory; open the store writable once to rebuild it on disk",
-                    RuntimeWarning, stacklevel=3)
-                self._index = NameIndex.build(None, self._stored_names())
-                return self._index
-            try:  # no index yet: add one beside the store, never replacing one that appeared meanwhile
-                self._index = NameIndex.build(path, self._stored_names(), replace=False)
-            except OSError:  # a folder we may not write to
-                self._index = NameIndex.build(None, self._stored_names())
+            if self._index is None:
+                self._index = self._load_or_build_index()
             return self._index
+
+    def _load_or_build_index(self) -> NameIndex:
+        path = self._index_path
+        if not self.read_only or path is None:
+            return NameIndex.build(path, self._stored_names())
+        found = NameIndex.open(path, read_only=True)
+        if found is None:
+            # No index yet, or not one this version reads: put one beside the store (a missing
+            # one only if none appeared meanwhile: a writer may have made it).
+            try:
+                found = NameIndex.build(path, self._stored_names(), replace=path.exists())
+            except (OSError, sqlite3.Error):  # a folder we may not write to
+                return NameIndex.build(None, self._stored_names())
+        if found.clean:
+            return found
+        found.close()
+        warnings.warn(
+            f"the name index {path} is marked incomplete (a write to the store was under way or died): "
+            "searching an index rebuilt in memory; open the store writable once to rebuild it on disk",
+            RuntimeWarning, stacklevel=5)
+        return NameIndex.build(None, self._stored_names())
 
     # ---- reads -----------------------------------------------------------------------
     def _neighbors(

@@ -121,7 +121,7 @@ class SparqlStore(GraphStore):
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kgqa-sparql")
         # Free-text index of the names: None until probed (again after each write).
         self._text_index: bool | None = None
-        self._text_rule_added = False
+        self._text_rule: bool | None = None  # whether this store could add the index rule (None: not tried)
         self._warned_scan = False
 
     def close(self) -> None:
@@ -182,10 +182,10 @@ class SparqlStore(GraphStore):
     def _update_text_index(self) -> None:
         """After names were written: the free-text rule for the normalised names (once),
         then the index brought up to date (Virtuoso indexes new literals in batches)."""
-        if not self._text_rule_added:
-            self._text_rule_added = self._admin_call(
+        if self._text_rule is None:  # '' is Virtuoso's "any graph"
+            self._text_rule = self._admin_call(
                 f"sql:RDF_OBJ_FT_RULE_ADD('', {sparql_text.literal(NORM_NAME_IRI)}, 'kgqa_names')")
-        if self._text_rule_added:
+        if self._text_rule:
             self._admin_call("sql:VT_INC_INDEX_DB_DBA_RDF_OBJ()")
         self._text_index = None
 

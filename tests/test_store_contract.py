@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import gc
+import sqlite3
 import warnings
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -251,8 +253,10 @@ def test_oxigraph_name_index_is_a_file_beside_the_store_and_survives_reopen(tmp_
     del store
     side = tmp_path / "kg" / SIDE_FILE
     assert side.is_file()
-    with _closing(NameIndex.open(side)) as index:
-        assert index is not None and index.clean and len(index) == len(fixture_batch().names)
+    index = NameIndex.open(side)
+    assert index is not None
+    with closing(index):
+        assert index.clean and len(index) == len(fixture_batch().names)
 
     def no_rebuild(*args, **kwargs):
         raise AssertionError("the index was rebuilt although it was there")
@@ -294,6 +298,13 @@ def test_oxigraph_store_without_index_builds_it_once(tmp_path: Path, monkeypatch
     assert builds == [side]  # not again
     store.close()
     del store
+    with closing(sqlite3.connect(side)) as db, db:  # an index of another version: replaced
+        db.execute("UPDATE meta SET value = '0' WHERE key = 'version'")
+    store = reopen(url, read_only=True)
+    assert found(store, "zemeckis") == [("m.zemeckis", "contains")]
+    assert builds == [side, side]
+    store.close()
+    del store
 
 
 def test_oxigraph_index_left_dirty_by_a_dead_write_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -323,8 +334,10 @@ def test_oxigraph_index_left_dirty_by_a_dead_write_is_rebuilt(tmp_path: Path, mo
     assert found(store, "tom han") == [("m.tag_tom", "prefix"), ("m.tom", "prefix")]
     store.close()
     del store
-    with _closing(NameIndex.open(tmp_path / "kg" / SIDE_FILE)) as index:
-        assert index is not None and index.clean and len(index) == len(fixture_batch().names) + 1
+    index = NameIndex.open(tmp_path / "kg" / SIDE_FILE)
+    assert index is not None
+    with closing(index):
+        assert index.clean and len(index) == len(fixture_batch().names) + 1
 
 
 def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
@@ -339,17 +352,6 @@ def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
         del store
         gc.collect()
 
-
-class _closing:
-    def __init__(self, index: NameIndex | None) -> None:
-        self.index = index
-
-    def __enter__(self) -> NameIndex | None:
-        return self.index
-
-    def __exit__(self, *exc: object) -> None:
-        if self.index is not None:
-            self.index.close()
 
 
 def test_subgraph_two_hops_with_caps(store: GraphStore) -> None:
