@@ -114,11 +114,13 @@ def link_question(store: GraphStore, question: str, limit: int = 5) -> list[Link
     ("bosnia" in "Bosnia and Herzegovina", never "many" in "Germany"; spans of up to
     PARTIAL_SPAN_WORDS words), that number times the share of the name's content words it
     covers, divided by 1 + the log of the number of names it is part of, since a span in many
-    names is a common word ("people", "college"), not a name. The stronger span wins ("Tom
+    names is a common word ("people", "college"), not a name; halved when it is the word
+    after "what"/"which" ("what language"), the kind of answer asked for. The stronger span wins ("Tom
     Hanks" over "Tom"), a whole name before a part; then a span capitalised in the question
     ("Zookeeper" over "writer"); then a name written as in the question; then the better
     connected entity. Entities that share a name all stay among the candidates."""
     found: dict[str, Link] = {}
+    asked_for = _answer_type_words(question)
     for span in question_spans(question):
         span_words = _content_words(span)
         partial = len(span.split()) <= PARTIAL_SPAN_WORDS
@@ -134,14 +136,27 @@ def link_question(store: GraphStore, question: str, limit: int = 5) -> list[Link
                 strength = len(span_words) * len(span_words) / len(name_words)
             links.append(Link(match.id, match.name, span, strength, whole, span[:1].isupper(), match.match == "exact", 0))
         parts = sum(not link.whole for link in links)
-        for link in links:  # a span that is part of many names is a common word ("people", "college")
-            link = link if link.whole else replace(link, strength=link.strength / (1 + math.log(parts)))
+        # "what [language]" names the kind of answer asked for, rarely the topic: half strength
+        asked = 0.5 if span_words and set(span_words) <= asked_for else 1.0
+        for link in links:
+            # a span that is part of many names is a common word ("people", "college")
+            common = 1.0 if link.whole else 1 + math.log(parts)
+            link = replace(link, strength=link.strength * asked / common)
             if link.id not in found or _rank(link) < _rank(found[link.id]):
                 found[link.id] = link
     if not found:
         return []
     degrees = store.degrees(list(found))
     return sorted((replace(link, degree=degrees.get(link.id, 0)) for link in found.values()), key=_rank)[:limit]
+
+
+_ASKED_FOR = re.compile(r"\b(?:what|which)\s+(?:(?:kind|type|form|sort)s?\s+of\s+)?(\w+)", re.IGNORECASE)
+
+
+def _answer_type_words(question: str) -> set[str]:
+    """The word right after "what"/"which" ("what language", "which form of government"):
+    the kind of answer asked for, rarely the topic."""
+    return {normalize_name(m.group(1)) for m in _ASKED_FOR.finditer(question)}
 
 
 def _content_words(text: str) -> list[str]:

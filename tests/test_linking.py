@@ -68,3 +68,11 @@ def test_eval_link_withholds_the_topic_entities(tmp_path: Path) -> None:
     assert [t.id for t in given[0].topic_entities] == ["Movie A"]
     assert linked[0].topic_entities == () and linked[0].text == "who directed Movie A"  # no ids, no brackets
     assert gold[linked[0].id].answers == ("Person B",)
+
+
+def test_the_word_after_what_names_the_kind_of_answer_not_the_topic() -> None:
+    store = store_of({"a-lang": "Language", "z-ch": "Switzerland"})  # alike but for the question: the id breaks ties
+    assert first(store, "what language do they speak in switzerland?") == "z-ch"
+    assert first(store, "which kind of language is spoken in switzerland?") == "z-ch"
+    assert first(store, "where is language spoken in switzerland") == "a-lang"  # no "what": the tie stands
+    assert first(store, "what is language") == "a-lang"  # nothing else named: the word still links
