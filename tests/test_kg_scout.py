@@ -30,6 +30,8 @@ T = Triple
 def test_triples_are_linearised_as_the_thesis_does() -> None:
     assert relation_phrase("location.country.languages_spoken") == "location country languages spoken"
     assert linearise(T("m.1", "film.film.directed_by", "m.2"), {"m.1": "Big"}) == "Big film film directed by m.2"
+    assert linearise(T("a", "http://www.w3.org/2000/01/rdf-schema#subClassOf", "b"), {"a": "Volcano", "b": "Landform"}) \
+        == "Volcano sub class of Landform"
 
 
 def test_pagerank_restarts_at_the_topic_entities() -> None:

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 
 from agent.embeddings import Embedder
+from agent.pog.paths import relation_words
 from kg_store import Triple
 
 if TYPE_CHECKING:  # torch loads in ~1.5 s: only when a policy runs, not whenever the agent is imported
@@ -23,7 +24,10 @@ _SEPARATORS = re.compile(r"[._/]+")
 
 
 def relation_phrase(relation: str) -> str:
-    """`location.country.languages_spoken` -> `location country languages spoken`."""
+    """`location.country.languages_spoken` -> `location country languages spoken`; an IRI
+    its local name's words (`rdfs:subClassOf` -> `sub class of`), as the agent reads it."""
+    if "://" in relation:
+        return relation_words(relation)
     return " ".join(_SEPARATORS.sub(" ", relation).split())
 
 
