@@ -15,6 +15,7 @@ from typing import Literal, Self
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
+from kg_store.names import partial_kind, query_tokens
 
 DirectionFilter = Literal["out", "in", "both"]
 
@@ -82,10 +83,10 @@ class GraphStore(ABC):
         """Exact name matches, then exact normalised-name matches."""
 
     @abstractmethod
-    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        """Partial matches by tokens (`kg_store.names`): names in which every token of
-        `normalized` starts a token, `prefix` when the whole name starts with it, else
-        `contains`; found through a text index, about `limit` * 4 of the shortest."""
+    def _partial_candidates(self, normalized: str, tokens: list[str], limit: int) -> Iterable[tuple[str, str, str]]:
+        """(id, name, normalised name) of names the backend's text index finds for `tokens`
+        (each a prefix of a name token), about `limit` of the shortest, and names starting
+        with `normalized`. `search_entities` keeps those the rule of `kg_store.names` matches."""
 
     @abstractmethod
     def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
@@ -179,6 +180,18 @@ class GraphStore(ABC):
             for entity, relation, count in self._relation_degrees(unique[start : start + self.batch_size]):
                 if not relation.startswith(self.schema_prefixes):
                     found[entity] += count
+        return found
+
+    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+        """Partial matches by tokens: names in which every token of `normalized` starts a
+        token, `prefix` when the whole name starts with it, else `contains`, whatever the
+        backend's index tokenizer proposed (one rule for every backend)."""
+        tokens = query_tokens(normalized)
+        found = []
+        for entity, name, norm in self._partial_candidates(normalized, tokens, limit * 4):
+            kind = partial_kind(normalized, tokens, norm)
+            if kind is not None:
+                found.append(EntityMatch.of(entity, name, kind))
         return found
 
     def search_entities(self, text: str, *, limit: int = 10, partial: bool = True) -> list[EntityMatch]:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-from kg_store.names import partial_kind, query_tokens
 
 
 class MemoryStore(GraphStore):
@@ -87,11 +86,11 @@ class MemoryStore(GraphStore):
         hits = [EntityMatch.of(e, text, "exact") for e in self._by_name.get(text, ())]
         return hits + [EntityMatch.of(e, self._names[e], "normalized") for e in self._by_norm.get(normalized, ())]
 
-    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
+    def _partial_candidates(self, normalized: str, tokens: list[str], limit: int) -> Iterator[tuple[str, str, str]]:
         # Every match, not only the shortest: the reference answer the indexes approximate.
         if self._sorted_tokens is None:
             self._sorted_tokens = sorted(self._by_token)
-        tokens, vocabulary = query_tokens(normalized), self._sorted_tokens
+        vocabulary = self._sorted_tokens
         norms: set[str] | None = None
         for query_token in sorted(tokens, key=len, reverse=True):  # the rarest first, usually
             having: set[str] = set()
@@ -101,13 +100,9 @@ class MemoryStore(GraphStore):
                 having |= self._by_token[vocabulary[i]]
             norms = having if norms is None else norms & having
             if not norms:
-                return []
-        found = []
+                return
         for norm in norms or ():
-            kind = partial_kind(normalized, tokens, norm)
-            if kind is not None:
-                found += [EntityMatch.of(e, self._names[e], kind) for e in self._by_norm[norm]]
-        return found
+            yield from ((e, self._names[e], norm) for e in self._by_norm[norm])
 
     def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
         for entity in ids:

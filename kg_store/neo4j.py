@@ -36,7 +36,6 @@ from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-from kg_store.names import partial_kind, query_tokens
 
 DRIVER_SETTINGS: dict[str, Any] = {
     "connection_timeout": 10,
@@ -271,14 +270,8 @@ class Neo4jStore(GraphStore):
         )
         return [EntityMatch.of(r["id"], r["name"], r["kind"]) for r in rows]
 
-    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        tokens = query_tokens(normalized)
-        found = []
-        for row in self._text_search(normalized, tokens, limit * 4):
-            kind = partial_kind(normalized, tokens, row["norm"])
-            if kind is not None:
-                found.append(EntityMatch.of(row["id"], row["name"], kind))
-        return found
+    def _partial_candidates(self, normalized: str, tokens: list[str], limit: int) -> list[tuple[str, str, str]]:
+        return [(row["id"], row["name"], row["norm"]) for row in self._text_search(normalized, tokens, limit)]
 
     def _text_search(self, normalized: str, tokens: list[str], limit: int) -> list[dict[str, Any]]:
         """The shortest of the full-text index's best hits, and names starting with the

@@ -28,7 +28,7 @@ from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-from kg_store.names import SIDE_FILE, NameIndex, partial_kind, query_tokens
+from kg_store.names import SIDE_FILE, NameIndex
 
 _NAME = ox.NamedNode(NAME_IRI)
 _NORM = ox.NamedNode(NORM_NAME_IRI)
@@ -258,14 +258,8 @@ class OxigraphStore(GraphStore):
                 break
         return found
 
-    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        tokens = query_tokens(normalized)
-        found = []
-        for entity, name, norm in self._name_index().search(normalized, tokens, limit * 4):
-            kind = partial_kind(normalized, tokens, norm)
-            if kind is not None:
-                found.append(EntityMatch.of(entity, name, kind))
-        return found
+    def _partial_candidates(self, normalized: str, tokens: list[str], limit: int) -> list[tuple[str, str, str]]:
+        return self._name_index().search(normalized, tokens, limit)
 
     def _relation_counts(self) -> dict[str, int]:
         rows = self._select(sparql_text.relation_counts_query())

@@ -40,7 +40,6 @@ from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import NORM_NAME_IRI, from_iri, is_internal_iri
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-from kg_store.names import partial_kind, query_tokens
 
 
 class _KeepAliveReader:
@@ -271,18 +270,12 @@ class SparqlStore(GraphStore):
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))
 
-    def _search_partial(self, normalized: str, limit: int) -> list[EntityMatch]:
-        tokens = query_tokens(normalized)
+    def _partial_candidates(self, normalized: str, tokens: list[str], limit: int) -> list[tuple[str, str, str]]:
         if self._has_text_index():
-            query = sparql_text.search_text_query(normalized, tokens, limit * 4)
+            query = sparql_text.search_text_query(normalized, tokens, limit)
         else:
-            query = sparql_text.search_scan_query(normalized, tokens, limit * 4)
-        found = []
-        for row in self._select(query):
-            kind = partial_kind(normalized, tokens, row["norm"]["value"])
-            if kind is not None:
-                found.append(sparql_text.entity_match(row["e"]["value"], row["n"]["value"], kind))
-        return found
+            query = sparql_text.search_scan_query(normalized, tokens, limit)
+        return [(from_iri(row["e"]["value"]), row["n"]["value"], row["norm"]["value"]) for row in self._select(query)]
 
     def _has_text_index(self) -> bool:
         """Whether `bif:contains` finds a stored normalised name by one of its words."""
