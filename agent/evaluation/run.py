@@ -64,14 +64,16 @@ def selected_questions(plan: EvalPlan) -> tuple[list[Question], dict[str, Gold]]
 
 
 def run_evaluation(settings: Settings, plan: EvalPlan,
+                   selection: tuple[list[Question], dict[str, Gold]] | None = None,
                    on_start: Callable[[str, int, int], None] | None = None,
                    on_row: Callable[[dict], None] | None = None) -> EvalOutcome:
-    """Answer and score the plan's questions; `on_start(pipeline, already_done, total)` once,
-    then `on_row(row)` as each question finishes. A rerun with the same `out_path` resumes."""
+    """Answer and score the plan's questions (`selection`, when the caller has already read
+    them with `selected_questions`); `on_start(pipeline, already_done, total)` once, then
+    `on_row(row)` as each question finishes. A rerun with the same `out_path` resumes."""
     from agent.llm.factory import open_llm
     from agent.pipelines.registry import make_pipeline
 
-    chosen, gold = selected_questions(plan)
+    chosen, gold = selection or selected_questions(plan)
     with open_settings_store(settings, read_only=True) as store, open_llm(settings) as llm:
         runner = EvalRun(make_pipeline(plan.pipeline, llm, store, settings), llm, store.display_url, plan.out_path,
                          plan.concurrency, plan.trace_dir)

@@ -117,7 +117,7 @@ def eval_command(
     try:
         plan = EvalPlan(questions, fmt, pipeline, out_path, limit, sample, seed,
                         parse_shard(shard) if shard else None, concurrency, traces, link)
-        selected_questions(plan)  # a malformed file fails here, before any store or model starts
+        selection = selected_questions(plan)  # a malformed file fails here, before any store or model starts
     except InputError as exc:
         raise fail(str(exc), 2) from exc
     with progress_bar(pipeline) as bar:
@@ -129,7 +129,7 @@ def eval_command(
             bar.update(advance=1, note=f"Hits@1 {scored['hits1'] / scored['n']:.3f} this run")
 
         try:
-            outcome = run_evaluation(settings, plan, lambda name, done, total: bar.update(
+            outcome = run_evaluation(settings, plan, selection, lambda name, done, total: bar.update(
                 description=name, completed=done, total=total), on_row)
         except (LLMError, MalformedInput) as exc:
             raise fail(f"{exc}\nthe answers so far are saved in {out_path}; run the same command again to "
