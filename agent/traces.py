@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.evaluation.metrics import normalize
+from agent.evaluation.metrics import names_match, normalize
 from agent.llm.base import Usage
 from agent.pipelines.base import PipelineResult
 from loaders.questions import Question
@@ -65,13 +65,13 @@ def answer_verdict(document: dict) -> dict | None:
     if said is None:
         return None
     final = list(document.get("predictions") or [])
-    kept = [answer for answer in final if any(same_name(answer, name) for name in said)]
+    kept = [answer for answer in final if any(names_match(answer, name) for name in said)]
     verdict = {"model": said, "final": final, "kept": kept}
     if not final:
         return {**verdict, "status": "none", "by": None, "why": "no answer was given"}
     if kept:
         return {**verdict, "status": "own" if len(kept) == len(final) else "extended", "by": None, "why": ""}
-    node, update = next(((n, u) for n, u in steps if not any(same_name(a, s) for a in u.get("answers") or []
+    node, update = next(((n, u) for n, u in steps if not any(names_match(a, s) for a in u.get("answers") or []
                                                              for s in said)), steps[-1] if steps else (None, {}))
     by, why = _decider(node, update, said, document)
     return {**verdict, "status": "overruled" if said else "filled", "by": by, "why": why}
@@ -128,13 +128,3 @@ def _analysed_depth(document: dict) -> int | None:
             depth = parsed["depth"]
             return depth if isinstance(depth, int) and not isinstance(depth, bool) else None
     return None
-
-
-def same_name(a: str, b: str) -> bool:
-    """The same name once normalised, or one inside the other (at least 4 characters):
-    how answering matches the model's words to entities."""
-    x, y = normalize(str(a)), normalize(str(b))
-    if not x or not y:
-        return False
-    shorter, longer = sorted((x, y), key=len)
-    return x == y or (len(shorter) >= 4 and f" {shorter} " in f" {longer} ")

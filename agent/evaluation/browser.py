@@ -16,8 +16,8 @@ from html import escape
 from pathlib import Path
 
 from agent.evaluation.compare import answer_path, compare
+from agent.evaluation.metrics import names_match
 from agent.evaluation.report import breakdown, mean_of
-from agent.traces import same_name
 
 SHOWN_NAMES = 6  # answers listed in a table cell; the rest are in its tooltip
 
@@ -96,7 +96,7 @@ def row_verdict(row: dict, verdicts: dict[str, dict]) -> dict | None:
     final = list(row.get("prediction") or [])
     if not final:
         return None
-    if any(same_name(a, s) for a in final for s in said):
+    if any(names_match(a, s) for a in final for s in said):
         return {"model": said, "final": final, "status": "own", "by": None}
     return {"model": said, "final": final, "status": "overruled" if said else "filled", "by": None}
 

@@ -28,6 +28,24 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
 
 
+# A name the LLM writes matches an entity when their normalised forms are equal, or one
+# contains the other and the shorter has at least this many characters ("Forrest Gump"
+# for "Forrest Gump (film)"; never "a" for "Casablanca").
+MIN_CONTAINED = 4
+
+
+def names_match(said: str, name: str | None) -> bool:
+    """How the agent matches a name the model wrote to an entity's name (and a trace reader
+    the model's names to the final answers)."""
+    if not name:
+        return False
+    a, b = normalize(said), normalize(name)
+    if not a or not b:
+        return False
+    shorter, longer = sorted((a, b), key=len)
+    return a == b or (len(shorter) >= MIN_CONTAINED and f" {shorter} " in f" {longer} ")
+
+
 _LIST_SEPARATORS = re.compile(r"[,;|/\n]")
 
 

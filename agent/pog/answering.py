@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.evaluation.metrics import normalize
+from agent.evaluation.metrics import names_match, normalize
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pipelines.base import read_answers
@@ -14,11 +14,6 @@ from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.state import PathCandidate, PoGState, Source
 from prompts import render
-
-# A name the LLM writes matches an entity when their normalised forms are equal, or one
-# contains the other and the shorter has at least this many characters ("Forrest Gump"
-# for "Forrest Gump (film)"; never "a" for "Casablanca").
-MIN_CONTAINED = 4
 
 
 class JudgedAnswer(BaseModel):
@@ -163,16 +158,6 @@ def truncate(path: PathCandidate, steps: int, names: dict[str, str | None], name
     return path.model_copy(update={
         "steps": path.steps[:steps], "hops": hops, "joins": {}, "evidence": [seq[: steps + 1] for seq in path.evidence],
         "text": path_text(path.seed, path.steps[:steps], hops, names, names_per_set), "depth": steps})
-
-
-def names_match(said: str, name: str | None) -> bool:
-    if not name:
-        return False
-    a, b = normalize(said), normalize(name)
-    if not a or not b:
-        return False
-    shorter, longer = sorted((a, b), key=len)
-    return a == b or (len(shorter) >= MIN_CONTAINED and f" {shorter} " in f" {longer} ")
 
 
 def answer_names(state: PoGState) -> dict[str, str | None]:

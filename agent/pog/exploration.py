@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.evaluation.metrics import normalize
+from agent.evaluation.metrics import names_match, normalize
 from agent.events import Update, traced
 from agent.pipelines.base import read_answers
-from agent.pog.answering import names_match
 from agent.pog.context import PoGContext
 from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer
