@@ -162,6 +162,15 @@ class GraphStore(ABC):
         what a graph-only method (a synthesised path memory) starts from."""
         return {r: n for r, n in self._relation_counts().items() if not r.startswith(self.schema_prefixes)}
 
+    def relation_names(self) -> set[str]:
+        """Every relation the store holds, schema relations left out; the name and attribute
+        relations too where the store keeps them as facts: the graph's vocabulary, which a
+        question's words can be checked against. Cheaper than `relation_counts`."""
+        return {r for r in self._relation_names() if not r.startswith(self.schema_prefixes)}
+
+    def _relation_names(self) -> Iterable[str]:
+        return self._relation_counts()  # a backend with a cheaper distinct-relations query overrides this
+
     def entities_with(self, relation: str, direction: Direction, *, limit: int = 1_000) -> list[str]:
         """Entities from which `relation` can be walked in `direction` (`out`: its heads,
         `in`: its tails), at most `limit`, in the store's own stable order."""

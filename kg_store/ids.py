@@ -66,3 +66,15 @@ def normalize_name(text: str) -> str:
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _PUNCT.sub(" ", text.lower())
     return _SPACE.sub(" ", text).strip()
+
+
+def relation_words(relation: str) -> str:
+    """`film.film.directed_by` -> `film directed by`: closer to how questions speak
+    (the domain prefix repeats the type and adds nothing). An IRI's local name, its camel
+    case split: `http://www.w3.org/2000/01/rdf-schema#subClassOf` -> `sub class of`."""
+    if "://" in relation:
+        local = re.split(r"[#/]", relation.rstrip("/#"))[-1]
+        return " ".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", local).replace("_", " ").replace("-", " ").split()).lower()
+    segments = relation.replace("/", ".").split(".")
+    words = segments[-2:] if len(segments) > 2 else segments
+    return " ".join(words).replace("_", " ")

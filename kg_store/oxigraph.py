@@ -265,6 +265,10 @@ class OxigraphStore(GraphStore):
         rows = self._select(sparql_text.relation_counts_query())
         return {from_iri(r["p"].value): int(r["c"].value) for r in rows if not is_internal_iri(r["p"].value)}
 
+    def _relation_names(self) -> Iterable[str]:
+        rows = self._select(sparql_text.relation_names_query())
+        return [from_iri(r["p"].value) for r in rows if not is_internal_iri(r["p"].value)]
+
     def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
         for row in self._select(sparql_text.degrees_query(ids)):
             predicate = row["p"].value

@@ -313,6 +313,10 @@ class SparqlStore(GraphStore):
         rows = self._select(sparql_text.relation_counts_query())
         return {from_iri(r["p"]["value"]): int(r["c"]["value"]) for r in rows if not is_internal_iri(r["p"]["value"])}
 
+    def _relation_names(self) -> Iterable[str]:
+        rows = self._select(sparql_text.relation_names_query())
+        return [from_iri(r["p"]["value"]) for r in rows if not is_internal_iri(r["p"]["value"])]
+
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
         rows = self._select(sparql_text.entities_with_query(relation, direction, limit))
         return [from_iri(next(iter(r.values()))["value"]) for r in rows]

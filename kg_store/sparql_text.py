@@ -243,6 +243,12 @@ def stats_queries() -> dict[str, str]:
     }
 
 
+def relation_names_query() -> str:
+    """Every predicate: a scan of the predicate index (no filter on the objects, which
+    would make it a scan of every fact: 1.8 s against 0.23 s on 500k facts in Oxigraph)."""
+    return "SELECT DISTINCT ?p WHERE { ?s ?p ?o }"
+
+
 def relation_counts_query() -> str:
     """Facts between entities per relation (names are literals: never counted)."""
     return "SELECT ?p (COUNT(*) AS ?c) WHERE { ?s ?p ?o . FILTER(isIRI(?o)) } GROUP BY ?p"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.evaluation.run import EvalPlan, selected_questions
-from agent.linking import link_question, question_spans
+from agent.linking import link_question, places_of_people, question_spans
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
 
@@ -45,6 +45,31 @@ def test_part_of_a_name_counts_by_whole_words_and_less_when_many_names_share_it(
     links = link_question(store, "what language do people from bosnia speak?")
     assert links[0].id == "bih" and not links[0].whole  # "bosnia" is part of one name; "people" of five
     assert first(store, "how many languages are there") is None  # "many" is inside "Germany", not a word of it
+
+
+def test_a_word_of_the_graphs_relations_is_the_relation_asked_about_not_the_topic() -> None:
+    # "Country" (the music genre) is better connected than Burundi: only the relation vocabulary tells them apart
+    store = store_of({"genre": "Country", "bi": "Burundi", "x": "Gitega"},
+                     [("bi", "location.country.capital", "x"), *(("genre", "music.genre.artists", f"a{i}") for i in range(3))])
+    assert first(store, "where is burundi country?") == "bi"
+
+
+def test_stop_words_at_the_edge_of_a_span_do_not_make_part_of_a_name_look_rare() -> None:
+    # "in the united states" is part of two names, "united states" of four: the same content words, one penalty
+    store = store_of({"us": "United States of America", "att": "Attorneys in the United States",
+                      "nat": "Native Americans in the United States", "pres": "President of the United States"},
+                     [("us", "contains", f"s{i}") for i in range(3)])
+    assert first(store, "what type of religions are in the united states?") == "us"
+
+
+def test_the_people_of_a_place_are_asked_about_through_the_place() -> None:
+    store = store_of({"br": "Brazil", "co": "Colombia", "pt": "Portuguese Language", "cob": "Colombian Open"},
+                     [("br", "official_language", "pt"), ("co", "official_language", "es")])
+    assert first(store, "what language do brazilians use?") == "br"
+    assert first(store, "what language do colombian people speak?") == "co"
+    assert ("russians", "russia") in places_of_people("what do russians speak")
+    assert ("Maltese people", "malta") not in places_of_people("Maltese people")  # only the demonym is the span
+    assert places_of_people("who plays in the band") == []
 
 
 def test_entities_that_share_a_name_all_stay_candidates_the_better_connected_first() -> None:

@@ -134,7 +134,7 @@ def test_a_hub_topic_still_cuts_through_the_candidates_own_edges() -> None:
 
 
 def test_a_relation_reads_as_words_freebase_or_any_rdf() -> None:
-    from agent.pog.paths import relation_words
+    from kg_store.ids import relation_words
 
     assert relation_words("film.film.directed_by") == "film directed by"
     assert relation_words("http://www.w3.org/2000/01/rdf-schema#subClassOf") == "sub class of"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_store import UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
+from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
 from kg_store.names import SIDE_FILE, NameIndex
 from tests.kg_fixture import (
     ENTITIES,
@@ -405,6 +405,12 @@ def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> N
     # schema relations and literal attributes (the birth date, names) are not facts between entities
     assert not any(r.startswith(("type.", "common.")) for r in counts)
     assert "people.person.date_of_birth" not in counts
+
+
+def test_relation_names_are_every_entity_relation_without_schema(store: GraphStore) -> None:
+    names = store.relation_names()
+    assert set(store.relation_counts()) <= names and "film.film.genre" in names
+    assert not any(r.startswith(DEFAULT_SCHEMA_PREFIXES) for r in names)
 
 
 def test_entities_with_a_relation_by_direction(store: GraphStore) -> None:

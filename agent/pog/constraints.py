@@ -20,8 +20,8 @@ from langgraph.runtime import Runtime
 from agent.events import Update, traced
 from agent.pog.context import PoGContext
 from agent.pog.memory import mask_question
-from agent.pog.paths import relation_words
 from agent.pog.state import PoGState
+from kg_store.ids import relation_words
 
 # Cue words and whether the largest value wins.
 _CUES: list[tuple[re.Pattern[str], bool]] = [

@@ -3,11 +3,11 @@ them, extending them by a hop, and writing them as text for prompts and embeddin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
 from kg_store import UNNAMED
+from kg_store.ids import relation_words
 from kg_store.paths import NeighborCache, PathGroup
 
 
@@ -33,18 +33,6 @@ def path_text(seed: str, steps: Sequence[StepTuple], hops: Sequence[Sequence[str
         back = [_arrow(relation, not forward) for relation, forward in reversed(chain)]
         parts.append(" ... ".join(back) + " " + (names.get(other) or UNNAMED))
     return " ".join(parts)
-
-
-def relation_words(relation: str) -> str:
-    """`film.film.directed_by` -> `film directed by`: closer to how questions speak
-    (the domain prefix repeats the type and adds nothing). An IRI's local name, its camel
-    case split: `http://www.w3.org/2000/01/rdf-schema#subClassOf` -> `sub class of`."""
-    if "://" in relation:
-        local = re.split(r"[#/]", relation.rstrip("/#"))[-1]
-        return " ".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", local).replace("_", " ").replace("-", " ").split()).lower()
-    segments = relation.replace("/", ".").split(".")
-    words = segments[-2:] if len(segments) > 2 else segments
-    return " ".join(words).replace("_", " ")
 
 
 def chain_text(steps: Sequence[StepTuple], joins: dict[str, list[StepTuple]] | None = None) -> str:

@@ -38,10 +38,10 @@ from pydantic import BaseModel
 
 from agent.llm.base import LLMClient
 from agent.pog.memory import MASK, MemoryEntry
-from agent.pog.paths import relation_words
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
 from kg_store.errors import InputError
+from kg_store.ids import relation_words
 from kg_store.paths import NeighborCache, PathGroup, explore
 from prompts import render_chat
 

@@ -14,8 +14,8 @@ import networkx as nx
 import numpy as np
 
 from agent.embeddings import Embedder
-from agent.pog.paths import relation_words
 from kg_store import Triple
+from kg_store.ids import relation_words
 
 if TYPE_CHECKING:  # torch loads in ~1.5 s: only when a policy runs, not whenever the agent is imported
     import torch
