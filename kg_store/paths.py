@@ -217,7 +217,7 @@ def _step(
 
 
 def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: NeighborCache | None = None,
-                max_ends: int = 5_000) -> list[PathGroup]:
+                max_ends: int = 5_000, *, shortest: bool = True) -> list[PathGroup]:
     """PoG's graph reduction for questions with several topic entities.
 
     A group's ends are cut to the entities that every other topic entity also reaches,
@@ -229,6 +229,8 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
     neighbours are never all read, but a brother's own edges name it. The other walks'
     relation sequences are recorded as `joins`; groups whose ends no other topic reaches
     are dropped. With one seed, or when no group connects all seeds, nothing is cut.
+    `shortest=False` is the paper's reduction: every end that all topic entities reach
+    (the intersection of their neighbourhoods), however long the joins.
     """
     groups = list(groups)
     if len(set(seeds)) < 2:
@@ -251,12 +253,68 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
             continue
         # Only the ends the other topics reach most directly: at D_max every film of the
         # director is within a few hops of any actor, and the intersection cuts nothing.
-        lengths = {e: sum(len(reach[o][e]) for o in others) for e in shared}
-        shared = {e for e in shared if lengths[e] == min(lengths.values())}
+        if shortest:
+            lengths = {e: sum(len(reach[o][e]) for o in others) for e in shared}
+            shared = {e for e in shared if lengths[e] == min(lengths.values())}
         first = min(shared)
         joins = {o: reach[o][first] for o in others}
         joined.append(PathGroup(group.seed, group.chain, _through(group.hops, shared), joins))
     return joined or groups
+
+
+def connect(source: NeighborCache, seeds: Sequence[str], targets: Sequence[str], *, depth: int,
+            max_frontier: int = 5_000, max_groups: int = 200) -> list[PathGroup]:
+    """Paths of at most `depth` hops from the seeds to the targets, by a bidirectional
+    search (PoG's phase 2, which joins the topic entities to the model's guesses): half
+    the hops walked from the seeds, the rest from the targets, joined where the walks
+    meet. Each walk reads its own side's neighbours, so a hub between the two whose
+    neighbours are capped is still crossed: the target's own edges name it. At most
+    `max_groups` groups, the shortest first."""
+    targets = [t for t in dict.fromkeys(targets) if t not in seeds]
+    if not targets or not seeds:
+        return []
+    ahead = (depth + 1) // 2
+    forward = explore(source, seeds, depth=ahead, max_frontier=max_frontier, through_unnamed=False).groups
+    backward = explore(source, targets, depth=depth - ahead, max_frontier=max_frontier, through_unnamed=False).groups
+    meets: dict[str, list[PathGroup]] = defaultdict(list)  # entity -> the target-side groups that reach it
+    for group in backward:
+        for entity in group.hops[-1]:
+            meets[entity].append(group)
+    wanted = set(targets)
+    joined: dict[tuple[str, Chain], PathGroup] = {}
+    for group in forward:
+        ends = set(group.hops[-1])
+        if ends & wanted:
+            _merge(joined, PathGroup(group.seed, group.chain, _through(group.hops, ends & wanted)))
+        for back in {id(b): b for e in ends for b in meets.get(e, ())}.values():
+            meeting = ends & set(back.hops[-1])
+            chain = (*group.chain, *(Step(s.relation, not s.forward) for s in reversed(back.chain)))
+            _merge(joined, PathGroup(group.seed, chain, _through(group.hops, meeting) + _reversed(back, meeting)))
+    return sorted(joined.values(), key=lambda g: (len(g.chain), g.seed, g.chain))[:max_groups]
+
+
+def _reversed(group: PathGroup, meeting: set[str]) -> list[dict[str, set[str]]]:
+    """A target-side group's hops walked back from `meeting` to its seed (the target)."""
+    hops, level = [], meeting
+    for hop in reversed(group.hops):
+        back: dict[str, set[str]] = defaultdict(set)
+        for entity in level:
+            for parent in hop.get(entity, ()):
+                back[parent].add(entity)
+        hops.append(dict(back))
+        level = set(back)
+    return hops
+
+
+def _merge(groups: dict[tuple[str, Chain], PathGroup], group: PathGroup) -> None:
+    """Add `group`, or merge its hops into the group of the same seed and chain."""
+    known = groups.get(group.key)
+    if known is None:
+        groups[group.key] = group
+        return
+    for mine, theirs in zip(known.hops, group.hops, strict=True):
+        for entity, parents in theirs.items():
+            mine.setdefault(entity, set()).update(parents)
 
 
 def _through(hops: list[dict[str, set[str]]], ends: set[str]) -> list[dict[str, set[str]]]:

@@ -71,6 +71,8 @@ PROMPT_KINDS = {
     "fi_filter": "Which of these numbered reasoning paths",
     "branch": "start in these ways",
     "predict": "from your own knowledge with up to three likely answers",
+    "supplement": "give three likely answers, then for each a short chain",
+    "knowledge": "Answer the question from these paths and from your own knowledge",
     "summarise": "Summarise what these paths say",
     "io": "Answer the question with the names of the answer entities only",
     "triples": "Using these facts, answer the question",

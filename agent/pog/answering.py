@@ -181,11 +181,33 @@ def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None],
 
 
 @traced
+def answer_with_knowledge(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    """The paper's last step when no path sufficed (`final_answer="llm"`): the model
+    answers from the kept paths and its own knowledge, and the answer is marked kg+llm.
+    A name it gives that ends a kept path answers with that path. When it names nothing,
+    `finalise` answers from the best path."""
+    ctx = runtime.context
+    paths = list({c.key: c for c in [*(state.get("kept") or []), *(state.get("topic_kept") or [])]}.values())
+    reply = ctx.llm.chat([{"role": "user", "content": render(
+        "pog_answer_knowledge", paths=_numbered(paths, None), question=state["question"])}],
+        temperature=0.0, max_tokens=ctx.config.answer_max_tokens)
+    names = answer_names(state)
+    said = [a for a in read_answers(reply.text, [names.get(e) or "" for c in paths for e in c.ends]) if normalize(a)]
+    said = [a for a in said if not _says_nothing([a], state["question"])]
+    if not said:
+        return {"answer_reply": reply.text}
+    found = _named_path_end(said, paths, names, "kg+llm")
+    if found is not None:
+        return {**found, "answer_reply": reply.text}
+    return {"source": "kg+llm", "answers": said, "answer_entities": [], "answer_path": None, "answer_reply": reply.text}
+
+
+@traced
 def finalise(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     """When no path sufficed: the end entities of the best phase-1 path that ends at
     named entities (the graph's answer); with no path at all, the LLM's own knowledge,
-    marked as such."""
-    if state.get("sufficient"):
+    marked as such. An answer `answer_with_knowledge` gave stands."""
+    if state.get("sufficient") or state.get("answers"):
         return {}
     names = answer_names(state)
     for path in [*(state.get("topic_kept") or []), *(state.get("kept") or [])]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agent.optional.config import FIConfig, PoolingConfig
 
@@ -25,7 +25,31 @@ class ScoreWeights(BaseModel):
                           "its extra hops by a closer match (the embeddings alone favour longer paths).")
 
 
+Preset = Literal["small", "paper"]
+# What `preset` sets for every knob it names that is not given explicitly. `small` is the
+# field defaults: routes measured to win with the 0.5B model. `paper` is PoG as the paper
+# describes it (WWW '25, sections 4.1-4.4 and appendix A), for models that follow
+# instructions and judge their own evidence (7B and up, hosted APIs).
+PRESETS: dict[str, dict[str, object]] = {
+    "small": {},
+    "paper": {
+        "strategy": "fuzzy+precise",  # the paper's experiments (section 5)
+        "start_depth": "model",  # from the predicted depth, one hop deeper while not sufficient
+        "supplement_search": "linked",
+        "expand_rounds": 2,
+        "plan_in_prompts": True,
+        "summary": "llm",
+        "sufficiency": "llm",
+        "reduction": "intersection",
+        "final_answer": "llm",
+    },
+}
+
+
 class PoGConfig(BaseModel):
+    preset: Preset = Field(default="small", description="small: the routes that win with a small local model; "
+                           "paper: PoG as the paper describes it, for capable models. Sets every knob below that "
+                           "it names unless that knob is given too (see docs/agent.md).")
     strategy: Strategy = "fuzzy"
     width: int = Field(default=3, ge=1, description="W: paths kept for the answer prompt.")
     max_depth: int = Field(default=3, ge=1, le=6, description="D_max: the deepest exploration, in hops.")
@@ -40,7 +64,23 @@ class PoGConfig(BaseModel):
         "D_max, every depth at once, the paths' scores deciding (the 0.5B model's depth guess is wrong for most "
         "MetaQA 1-hop questions); model: PoG's own, the model's predicted depth, going deeper while unanswered.")
     supplement: bool = Field(default=True, description="Phase 2: paths to the LLM's own predicted answers.")
+    supplement_search: Literal["path_ends", "linked"] = Field(
+        default="path_ends", description="Phase 2's search. path_ends: the model's three guesses matched by name to "
+        "the ends of paths within D_max of the topic entities; linked: the paper's, the guesses (with the model's "
+        "reasoning chains, the new indicator) linked to graph entities and joined to the topic entities by a "
+        "bidirectional search within D_max.")
     expand: bool = Field(default=True, description="Phase 3: one more hop from the kept paths' entities.")
+    expand_rounds: int = Field(default=1, ge=1, le=4, description="Phase 3 repeats, one hop further from the last "
+                               "round's kept paths, while the answer is not sufficient (the paper: until the depth "
+                               "limit).")
+    plan_in_prompts: bool = Field(default=False, description="The precise and branch selection prompts show the "
+                                  "indicator and the split questions, as the paper's do.")
+    reduction: Literal["shortest", "intersection"] = Field(
+        default="shortest", description="Several topic entities: shortest keeps the ends the other topics reach by "
+        "the shortest join; intersection (the paper's) every end all of them reach within D_max.")
+    final_answer: Literal["best_path", "llm"] = Field(
+        default="best_path", description="When no path sufficed: best_path answers with the best phase-1 path's "
+        "end; llm (the paper's) lets the model answer from the kept paths and its own knowledge, marked kg+llm.")
     summary: Literal["paths", "llm"] = Field(
         default="paths", description="paths: the answer prompt reads the kept paths; llm: PoG's summary prompt first.")
     sufficiency: Literal["structural", "llm"] = Field(
@@ -62,3 +102,11 @@ class PoGConfig(BaseModel):
                          "model's own by token confidence.")
     explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
     answer_max_tokens: int = Field(default=96, ge=8)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_preset(cls, data: object) -> object:
+        """The preset's values under the knobs given explicitly."""
+        if isinstance(data, dict) and data.get("preset") in PRESETS:
+            return {**PRESETS[data["preset"]], **data}
+        return data

@@ -4,15 +4,17 @@ path candidates; pruning and answering follow each of them."""
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
 
 from agent.evaluation.metrics import names_match, normalize
 from agent.events import Update, traced
+from agent.linking import link_entities
 from agent.pipelines.base import read_answers
 from agent.pog.context import PoGContext
 from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PoGState
-from kg_store.paths import Exploration, explore, join_topics
+from kg_store.paths import Exploration, connect, explore, join_topics
 from prompts import render
 
 
@@ -27,7 +29,7 @@ def walk(ctx: PoGContext, state: PoGState, depth: int) -> tuple[Exploration, dic
     exploration = explore(ctx.neighbours, seeds, depth=depth, max_frontier=config.max_frontier,
                           beam=lambda groups, names: scorer.beam(groups, names, config.explore_beam))
     walked = len(exploration.groups)
-    exploration.groups = join_topics(exploration.groups, seeds, ctx.neighbours)
+    exploration.groups = join_topics(exploration.groups, seeds, ctx.neighbours, shortest=config.reduction == "shortest")
     stats = {"entities": exploration.entities, "edges": exploration.edges, "path_groups": walked,
              "path_groups_after_reduction": len(exploration.groups),
              "hubs_capped": sorted(exploration.capped_entities)[:20], "truncated": exploration.truncated}
@@ -71,11 +73,48 @@ def supplement_with_llm(state: PoGState, runtime: Runtime[PoGContext]) -> Update
             "names": {**(state.get("names") or {}), **names}, "subgraph": stats}
 
 
+class Supplement(BaseModel):
+    predictions: list[str] = Field(default_factory=list)
+    chains: list[str] = Field(default_factory=list)
+
+
+@traced
+def supplement_from_linked_guesses(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
+    """Phase 2 as the paper does it: the model reads the paths so far, the plan and the
+    split questions, and gives three likely answers with a reasoning chain each (the
+    chains are the new indicator that ranks the paths from here on); the answers are
+    linked to graph entities, and a bidirectional search joins the topic entities to
+    them within D_max. Those paths are the candidates."""
+    ctx, config = runtime.context, runtime.context.config
+    topics = state.get("topics") or []
+    reply = ctx.llm.chat([{"role": "user", "content": render(
+        "pog_supplement", question=state["question"], topics=", ".join(t.name or t.id for t in topics),
+        indicator=state.get("indicator") or "", split_questions="\n".join(state.get("split_questions") or []) or "(none)",
+        paths="\n".join(c.text for c in state.get("kept") or []) or "(none)")}],
+        schema=Supplement, temperature=config.explore_temperature, max_tokens=256)
+    supplement: Supplement = reply.parsed or Supplement()
+    predicted = [p.strip() for p in supplement.predictions if isinstance(p, str) and normalize(p)][:3]
+    guessed, _ = link_entities(ctx.store, ctx.embedder, predicted)
+    topic_ids = [t.id for t in topics]
+    groups = connect(ctx.neighbours, topic_ids, [g.id for g in guessed], depth=config.max_depth,
+                     max_frontier=config.max_frontier)
+    names = {**(state.get("names") or {}), **ctx.neighbours.names(
+        list(dict.fromkeys(e for g in groups for hop in g.hops for e in hop)))}
+    candidates = [from_group(g, names, "supplement", config.names_per_set) for g in groups]
+    chains = [c.strip() for c in supplement.chains if isinstance(c, str) and c.strip()]
+    return {"phase": "supplement", "candidates": candidates, "llm_answers": predicted,
+            "indicator": "; ".join(chains) or state.get("indicator") or "", "names": names,
+            "subgraph": {"guesses_linked": {g.name or g.id: g.id for g in guessed}, "path_groups": len(groups)}}
+
+
 @traced
 def expand_nodes(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
-    """Phase 3: one more hop from the end entities of the best phase-1 paths."""
+    """Phase 3: one more hop from the end entities of the best paths: the phase-1 paths
+    first, then (with `expand_rounds` > 1, the paper's repeated expansion) the paths the
+    last round kept."""
     ctx = runtime.context
     names = dict(state.get("names") or {})
-    base = (state.get("topic_kept") or [])[: ctx.config.width]
-    candidates = extend(ctx.neighbours, base, names, names_per_set=ctx.config.names_per_set)
-    return {"phase": "expand", "candidates": candidates, "names": names}
+    rounds = state.get("expand_round") or 0
+    base = (state.get("kept") if rounds else state.get("topic_kept")) or []
+    candidates = extend(ctx.neighbours, base[: ctx.config.width], names, names_per_set=ctx.config.names_per_set)
+    return {"phase": "expand", "candidates": candidates, "names": names, "expand_round": rounds + 1}

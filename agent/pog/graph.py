@@ -4,7 +4,7 @@
           │                                                           │
     explore_topic_paths ◄── go_deeper ◄──┐                            │
           │                              │ (not sufficient:           │
-    prune_paths ◄── supplement_with_llm ◄┤  deeper up to D_max,       │
+    prune_paths ◄── supplement_* ◄───────┤  deeper up to D_max,       │
           │     ◄── expand_nodes ◄───────┤  then phase 2, phase 3)    │
     [filter_paths_fi]                    │                            │
     [pool_kept_paths]                    │                            │
@@ -13,20 +13,27 @@
           │                              │                            │
     answer_from_paths ───────────────────┘                            │
           │ (sufficient, or nothing left to try)                      │
-       finalise ◄─────────────────────────────────────────────────────┘
+          │ ──► [answer_with_knowledge] ──┐                           │
+       finalise ◄─────────────────────────┴───────────────────────────┘
           │
     apply_superlative
           │
     [integrate_answers_fi]
 
 Phase 1 explores from the topic entities at the predicted depth and goes one hop deeper
-while the answer is not sufficient; phase 2 (supplement) follows the LLM's own guesses;
-phase 3 (expand) takes one more hop from the best phase-1 paths; each runs once.
+while the answer is not sufficient. Phase 2 runs once: supplement_with_llm matches the
+LLM's guesses to the ends of paths within D_max (`supplement_search="path_ends"`), or
+supplement_from_linked_guesses links them to entities and joins them to the topic
+entities by a bidirectional search (`"linked"`, the paper's). Phase 3 (expand) takes
+one more hop from the best paths, `expand_rounds` times. When nothing sufficed,
+answer_with_knowledge lets the model answer from the paths and its own knowledge
+(`final_answer="llm"`, the paper's); finalise otherwise answers with the best path.
 apply_superlative orders the answers by a date or number the graph holds about them when
 the question asks for "the latest", "the largest" and the like.
 Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
 `config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
-`config.fi.filter` / `config.fi.integrate`.
+`config.fi.filter` / `config.fi.integrate`. `config.preset` sets these knobs together
+(agent/pog/config.py: PRESETS).
 """
 
 from __future__ import annotations
@@ -38,11 +45,17 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.events import with_default_context
 from agent.pog.analysis import analyse_question
-from agent.pog.answering import answer_from_paths, finalise, summarise_paths
+from agent.pog.answering import answer_from_paths, answer_with_knowledge, finalise, summarise_paths
 from agent.pog.config import PoGConfig
 from agent.pog.constraints import apply_superlative
 from agent.pog.context import PoGContext
-from agent.pog.exploration import expand_nodes, explore_topic_paths, go_deeper, supplement_with_llm
+from agent.pog.exploration import (
+    expand_nodes,
+    explore_topic_paths,
+    go_deeper,
+    supplement_from_linked_guesses,
+    supplement_with_llm,
+)
 from agent.pog.fi import filter_paths_fi, integrate_answers_fi
 from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
@@ -76,11 +89,15 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     add("apply_superlative", apply_superlative)
     later_phases = []
     if config.supplement:
-        add("supplement_with_llm", supplement_with_llm)
-        later_phases.append("supplement_with_llm")
+        name = SUPPLEMENT_NODES[config.supplement_search]
+        add(name, supplement_from_linked_guesses if config.supplement_search == "linked" else supplement_with_llm)
+        later_phases.append(name)
     if config.expand:
         add("expand_nodes", expand_nodes)
         later_phases.append("expand_nodes")
+    if config.final_answer == "llm":
+        add("answer_with_knowledge", answer_with_knowledge)
+        graph.add_edge("answer_with_knowledge", "finalise")
 
     graph.add_edge(START, "analyse_question")
     graph.add_conditional_edges("analyse_question", lambda s: "explore_topic_paths" if s.get("topics") else "finalise",
@@ -100,8 +117,9 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     for step, following in zip(before_answer, [*before_answer[1:], "summarise_paths"], strict=True):
         graph.add_edge(step, following)
     graph.add_edge("summarise_paths", "answer_from_paths")
+    last_resort = ["answer_with_knowledge"] if config.final_answer == "llm" else []
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
-                                ["finalise", "go_deeper", *later_phases])
+                                ["finalise", "go_deeper", *later_phases, *last_resort])
     graph.add_edge("finalise", "apply_superlative")
     if config.fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
         add("integrate_answers_fi", integrate_answers_fi)
@@ -112,18 +130,27 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     return graph.compile(checkpointer=checkpointer)
 
 
+SUPPLEMENT_NODES = {"path_ends": "supplement_with_llm", "linked": "supplement_from_linked_guesses"}
+
+
 def next_step(state: PoGState, config: PoGConfig) -> str:
     """After an answer attempt: finish when it sufficed; otherwise one hop deeper while
-    phase 1 is under D_max, then phase 2, then phase 3, each once; then the last resort."""
+    phase 1 is under D_max, then phase 2 once, then phase 3 for `expand_rounds` rounds;
+    then the last resort (the model answering from the paths and its own knowledge with
+    `final_answer="llm"`, else the best path)."""
     if state.get("sufficient"):
         return "finalise"
     phase = state.get("phase")
     if phase == "topic" and state["depth"] < config.max_depth:
         return "go_deeper"
     if phase == "topic" and config.supplement:
-        return "supplement_with_llm"
+        return SUPPLEMENT_NODES[config.supplement_search]
     if phase in ("topic", "supplement") and config.expand and state.get("topic_kept"):
         return "expand_nodes"
+    if phase == "expand" and (state.get("expand_round") or 0) < config.expand_rounds and state.get("kept"):
+        return "expand_nodes"
+    if config.final_answer == "llm" and (state.get("kept") or state.get("topic_kept")):
+        return "answer_with_knowledge"
     return "finalise"
 
 

@@ -31,11 +31,12 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     scorer = PathScorer.for_state(ctx.embedder, config.weights, state)
     candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
+    plan = plan_text(state) if config.plan_in_prompts else ""
     if "branch" in config.strategy:
-        candidates = branch_reduce(ctx, state["question"], candidates, state.get("names") or {})
+        candidates = branch_reduce(ctx, state["question"], candidates, state.get("names") or {}, plan)
         steps.append({"step": "branch", "paths": candidates})
     if "precise" in config.strategy:
-        candidates = precise_select(ctx, state["question"], candidates)
+        candidates = precise_select(ctx, state["question"], candidates, plan)
         steps.append({"step": "precise", "paths": candidates})
     kept = candidates[: config.width]
     update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
@@ -48,13 +49,23 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     return update
 
 
+def plan_text(state: PoGState) -> str:
+    """The question analysis as the paper's selection prompts show it: the indicator and
+    the split questions (a line each; empty when the analysis gave none)."""
+    lines = [f"Plan: {state['indicator']}"] if state.get("indicator") else []
+    split = state.get("split_questions") or []
+    if split:
+        lines += ["Sub-questions:", *(f"- {q}" for q in split)]
+    return "".join(f"{line}\n" for line in lines)
+
+
 def _entities(*groups: Iterable[PathCandidate]) -> set[str]:
     return {e for group in groups for c in group for e in (c.seed, *c.joins, *(x for hop in c.hops for x in hop))}
 
 
-def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidate]) -> list[PathCandidate]:
+def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidate], plan: str = "") -> list[PathCandidate]:
     """The LLM picks the most useful paths, in batches of `precise_batch` (fewer when
-    their texts are long); its picks go
+    their texts are long), shown the `plan` (`plan_text`) when there is one; its picks go
     first (in its order), the rest keep the fuzzy order behind them."""
     config = ctx.config
     picked: list[int] = []
@@ -64,7 +75,7 @@ def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidat
             break
         listing = "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(batch))
         reply = ctx.llm.chat([{"role": "user", "content": render("pog_select", question=question, paths=listing,
-                                                                 width=config.width)}],
+                                                                 width=config.width, plan=plan)}],
                              schema=PathChoice, temperature=config.explore_temperature, max_tokens=48)
         choice: PathChoice = reply.parsed or PathChoice()
         picked.extend(start + n - 1 for n in choice.paths[: config.width] if 1 <= n <= len(batch))
@@ -74,7 +85,7 @@ def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidat
 
 
 def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate],
-                  names: dict[str, str | None]) -> list[PathCandidate]:
+                  names: dict[str, str | None], plan: str = "") -> list[PathCandidate]:
     """Group paths by their first k steps; the LLM keeps the promising prefixes; k grows
     while more than `width` paths remain and a prefix can still split them. The paths of
     kept prefixes go first, in fuzzy order. A path shorter than k was whole at an earlier
@@ -95,7 +106,7 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
                                             for prefix in prefixes[: config.precise_batch]])
         shown = prefixes[:fitting]
         reply = ctx.llm.chat([{"role": "user", "content": render("pog_branch", question=question, starts=listing,
-                                                                 width=config.width)}],
+                                                                 width=config.width, plan=plan)}],
                              schema=StartChoice, temperature=config.explore_temperature, max_tokens=48)
         choice: StartChoice = reply.parsed or StartChoice()
         keep = {shown[n - 1] for n in choice.starts[: config.width] if 1 <= n <= len(shown)}

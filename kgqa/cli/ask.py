@@ -18,6 +18,7 @@ from kgqa.cli.common import (
     JsonOpt,
     LLMOpt,
     MemoryOpt,
+    PresetOpt,
     StoreOpt,
     StrategyOpt,
     WidthOpt,
@@ -47,6 +48,7 @@ def ask(
     topic: Annotated[list[str] | None, typer.Option("--topic", help="Topic entity id (repeatable); "
                                                     "default: found in the question and linked by name.")] = None,
     store: StoreOpt = None,
+    preset: PresetOpt = None,
     strategy: StrategyOpt = None,
     width: WidthOpt = None,
     depth: DepthOpt = None,
@@ -58,7 +60,7 @@ def ask(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question over a graph store with the Paths-over-Graph agent."""
-    settings = with_node_flags(with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory),
+    settings = with_node_flags(with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset),
                                pooling={"enabled": pooling})
     answer_one(settings, settings.store_url, question, topic or [], trace, as_json)
 

@@ -18,6 +18,7 @@ from kgqa.cli.common import (
     DepthOpt,
     LLMOpt,
     MemoryOpt,
+    PresetOpt,
     StoreOpt,
     StrategyOpt,
     WidthOpt,
@@ -43,6 +44,7 @@ def chat(
     store: StoreOpt = None,
     thread: Annotated[str | None, typer.Option("--thread", help="Resume this thread (default: a new one).")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Chat over the bundled demo KG (loaded on first use).")] = False,
+    preset: PresetOpt = None,
     strategy: StrategyOpt = None,
     width: WidthOpt = None,
     depth: DepthOpt = None,
@@ -50,7 +52,7 @@ def chat(
     llm: LLMOpt = None,
 ) -> None:
     """Chat with the PoG agent over a graph store; threads persist and resume."""
-    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory)
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset)
     with agent_session(settings, demo) as (graph, context):
         session = ChatSession(graph, context, settings, thread or new_thread_id())
         session.greet()

@@ -27,7 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from agent.pog.config import STRATEGIES
+from agent.pog.config import STRATEGIES, PoGConfig
 from agent.settings import LOCAL_MODELS
 from kg_store import GraphStore, StoreError
 from kg_store.base import redact_url
@@ -53,6 +53,7 @@ def field_choices(name: str, model: type[BaseModel], field: str) -> type[StrEnum
 
 
 Strategy = choices("Strategy", STRATEGIES)
+Preset = field_choices("Preset", PoGConfig, "preset")
 LocalModelKey = choices("LocalModelKey", LOCAL_MODELS)
 QuestionFormat = choices("QuestionFormat", QUESTION_FORMATS)
 
@@ -60,6 +61,9 @@ StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL; defaul
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 # The PoG agent's flags, shared by `ask`, `eval` and `demo`.
 POG = "The PoG agent"
+PresetOpt = Annotated[Preset | None, typer.Option(
+    help="small: the routes that win with a small local model; paper: PoG as the paper describes it, for capable "
+    "models (7B and up). The other PoG flags and KGQA_POG__* settings override it.", rich_help_panel=POG)]
 StrategyOpt = Annotated[Strategy | None, typer.Option(help="Pruning: which LLM steps follow the fuzzy ranking.",
                                                       rich_help_panel=POG)]
 WidthOpt = Annotated[int | None, typer.Option(help="W, paths kept for the answer.", rich_help_panel=POG)]
@@ -90,9 +94,9 @@ def settings_from(store: str | None = None, llm: str | None = None) -> Settings:
 
 
 def with_pog_flags(settings: Settings, strategy: str | None = None, width: int | None = None,
-                   depth: int | None = None, path_memory: Path | None = None) -> Settings:
+                   depth: int | None = None, path_memory: Path | None = None, preset: str | None = None) -> Settings:
     """The settings with the PoG flags that were given laid over them (validated)."""
-    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory}
+    flags = {"strategy": strategy, "width": width, "max_depth": depth, "path_memory": path_memory, "preset": preset}
     pog = _overlay(settings.pog, flags, "PoG")
     if pog is None:
         return settings
@@ -128,12 +132,12 @@ def _overlay(config: Model, flags: dict[str, object], what: str) -> Model | None
     given = {k: v for k, v in flags.items() if v is not None}
     if not given:
         return None
-    values = config.model_dump()
+    values = config.model_dump(exclude_unset=True)  # unset knobs stay unset: a preset given now still fills them
     for key, value in given.items():
         *outer, last = key.split(".")
         target = values
         for part in outer:
-            target = target[part]
+            target = target.setdefault(part, {})
         target[last] = value
     try:
         return type(config).model_validate(values)

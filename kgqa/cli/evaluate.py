@@ -16,6 +16,7 @@ from kgqa.cli.common import (
     DepthOpt,
     JsonOpt,
     MemoryOpt,
+    PresetOpt,
     QuestionFormat,
     StoreOpt,
     StrategyOpt,
@@ -65,6 +66,7 @@ def eval_command(
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
+    preset: PresetOpt = None,
     strategy: StrategyOpt = None,
     width: WidthOpt = None,
     depth: DepthOpt = None,
@@ -101,7 +103,7 @@ def eval_command(
     from agent.evaluation.run import EvalPlan, parse_shard, run_evaluation, selected_questions
     from agent.llm.base import LLMError
 
-    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory)
+    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory, preset)
     settings = with_triples_flags(settings, {"scorer": scorer, "scorer_model": scorer_model, "top_k": top_k,
                                              "pooling.reselect_from": reselect_from})
     settings = with_node_flags(settings, pooling={"enabled": pooling, "search": pooling_search, "order": pooling_order},

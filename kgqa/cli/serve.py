@@ -11,6 +11,7 @@ from kgqa.cli.common import (
     DepthOpt,
     LLMOpt,
     MemoryOpt,
+    PresetOpt,
     StoreOpt,
     StrategyOpt,
     WidthOpt,
@@ -29,6 +30,7 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Interface; 0.0.0.0 exposes it to the network.")] = "127.0.0.1",
     store: StoreOpt = None,
     demo: Annotated[bool, typer.Option("--demo", help="Serve the bundled demo KG (loaded on first use).")] = False,
+    preset: PresetOpt = None,
     strategy: StrategyOpt = None,
     width: WidthOpt = None,
     depth: DepthOpt = None,
@@ -40,7 +42,7 @@ def serve(
 
     from kgqa.web.app import create_app
 
-    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory)
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset)
     # The model server starts here, in the main thread, before uvicorn: it is tied to the
     # thread that starts it (see agent/llm/local.py).
     with agent_session(settings, demo) as (graph, context):

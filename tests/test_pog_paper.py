@@ -1,0 +1,170 @@
+"""PoG as the paper describes it (`preset="paper"`), stage by stage, on hand-built graphs
+with a scripted capable model: each test shows a stage finding what today's small-model
+route does not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent import PoGConfig, PoGContext, build_graph, run_question
+from agent.embeddings import Embedder
+from agent.llm import FakeLLM
+from agent.pog.state import Entity
+from kg_store import LoadBatch, Triple
+from kg_store.memory import MemoryStore
+from kg_store.paths import NeighborCache, connect
+from kgqa.cli.common import with_pog_flags
+from kgqa.settings import Settings
+from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def store_of(triples: list[tuple[str, str, str]]) -> MemoryStore:
+    store = MemoryStore()
+    named = sorted({x for t in triples for x in (t[0], t[2])})
+    store.write(LoadBatch(triples=[Triple(*t) for t in triples], names=[(e, e) for e in named]))
+    return store
+
+
+def ask(llm: FakeLLM, embedder: Embedder, store: MemoryStore, question: str, topics: tuple[str, ...], **config: object):
+    context = PoGContext(store, llm, embedder, PoGConfig(**config))
+    return run_question(context, question, [Entity(id=t, name=t) for t in topics])
+
+
+def judged(answer: str):
+    """A model that judges the paths sufficient once `answer` is among them."""
+    def reply(prompt: str) -> str:
+        shown = prompt.split("Question:")[0]
+        return json.dumps({"sufficient": answer in shown, "answers": [answer] if answer in shown else []})
+    return reply
+
+
+# "Noir" is a hub: its films past the reading cap are never seen from the topic's side.
+NOIR = [("Quiet Film", "has_genre", "Noir"), *((f"Noir Film {i}", "has_genre", "Noir") for i in range(150)),
+        ("The Lantern Affair", "has_genre", "Noir")]
+
+
+@pytest.mark.parametrize("search", ["linked", "path_ends"])
+def test_phase_two_reaches_a_guessed_answer_past_a_capped_hub_by_linking_it(embedder: Embedder, search: str) -> None:
+    llm = scripted(analyse=analysis(2, "Quiet Film -> genre -> Noir -> genre of -> answer"), select='{"paths": [1]}',
+                   summarise="Quiet Film is a noir.", judged=judged("The Lantern Affair"),
+                   supplement=json.dumps({"predictions": ["The Lantern Affair"],
+                                          "chains": ["Quiet Film -> genre -> Noir -> genre of -> The Lantern Affair"]}),
+                   predict="ans: The Lantern Affair", knowledge="ans: I do not know")
+    state = ask(llm, embedder, store_of(NOIR), "which noir did critics pair with Quiet Film", ("Quiet Film",),
+                preset="paper", max_depth=2, expand=False, supplement_search=search)
+    if search == "path_ends":  # today's phase 2 only looks at the ends of the topic's own walk
+        assert "The Lantern Affair" not in state["answers"]
+        return
+    assert state["phase"] == "supplement" and state["source"] == "kg+llm"
+    assert state["answers"] == ["The Lantern Affair"]
+    assert state["answer_path"].text == "Quiet Film -> has_genre -> Noir <- has_genre <- The Lantern Affair"
+    assert state["indicator"] == "Quiet Film -> genre -> Noir -> genre of -> The Lantern Affair"  # the new indicator
+    assert kinds_asked(llm).count("supplement") == 1
+
+
+def test_connect_joins_seeds_to_targets_from_both_sides() -> None:
+    store = store_of([("A", "r1", "B"), ("B", "r2", "C"), ("D", "r3", "C"), ("A", "r9", "E")])
+    (group,) = connect(NeighborCache(store), ["A"], ["D"], depth=3)
+    assert [(s.relation, s.forward) for s in group.chain] == [("r1", True), ("r2", True), ("r3", False)]
+    assert group.ends == ["D"] and group.concrete_paths("D") == [["A", "B", "C", "D"]]
+    assert connect(NeighborCache(store), ["A"], ["D"], depth=2) == []  # three hops apart
+
+
+CHAIN = [("Seed Lab", "funded_by", "Xavier Fund"), ("Xavier Fund", "managed_by", "Yolanda Trust"),
+         ("Yolanda Trust", "awarded", "Zanzibar Prize"), ("Seed Lab", "located_in", "Oslo")]
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_phase_three_keeps_expanding_while_the_answer_is_not_sufficient(embedder: Embedder, rounds: int) -> None:
+    llm = scripted(analyse=analysis(1), summarise="...", judged=judged("Zanzibar Prize"),
+                   knowledge="ans: I do not know")
+    state = ask(llm, embedder, store_of(CHAIN), "which prize did the trust managing the fund of Seed Lab give",
+                ("Seed Lab",), sufficiency="llm", summary="llm", start_depth="model", max_depth=1, supplement=False,
+                final_answer="llm", expand_rounds=rounds)
+    if rounds == 1:  # one hop from the phase-1 paths reaches the trust, not its prize
+        assert "Zanzibar Prize" not in state["answers"] and state["expand_round"] == 1
+        return
+    assert state["answers"] == ["Zanzibar Prize"] and state["phase"] == "expand" and state["expand_round"] == 2
+    assert state["answer_path"].text.endswith("Yolanda Trust -> awarded -> Zanzibar Prize")
+
+
+def test_the_paper_preset_goes_deeper_on_no_and_shows_the_plan_to_selection(embedder: Embedder) -> None:
+    llm = scripted(analyse=json.dumps({"topic_entities": ["Tom Hanks"], "split_questions": ["Which films?", "Who directed them?"],
+                                       "indicator": "Tom Hanks -> acted in -> film -> directed by -> answer", "depth": 1}),
+                   select='{"paths": [1, 2]}', summarise="...", judged=judged("Ron Howard"))
+    state = ask(llm, embedder, film_store(), "who directed the films Tom Hanks acted in", ("Tom Hanks",), preset="paper")
+    assert state["predicted_depth"] == 1 and state["depth"] == 2 and state["sufficient"]
+    assert state["answers"][0] == "Ron Howard"
+    assert kinds_asked(llm) == ["analyse", "select", "summarise", "judged", "select", "summarise", "judged"]
+    select_prompt = next(call[-1]["content"] for call in llm.calls if "Which of these knowledge-graph" in call[-1]["content"])
+    assert "Plan: Tom Hanks -> acted in -> film -> directed by -> answer" in select_prompt
+    assert "- Who directed them?" in select_prompt
+
+
+# Both topic entities reach Xeno One and Xeno Two, Quinn by one hop and by three.
+TWO_TOPICS = [("Pat Director", "made", "Xeno One"), ("Pat Director", "made", "Xeno Two"),
+              ("Pat Director", "made", "Xeno Three"), ("Quinn Actor", "starred_in", "Xeno One"),
+              ("Quinn Actor", "signed_with", "Middle Studio"), ("Middle Studio", "produced", "Xeno Two")]
+
+
+@pytest.mark.parametrize("reduction", ["intersection", "shortest"])
+def test_two_topic_entities_keep_every_end_they_both_reach_with_the_papers_reduction(embedder: Embedder,
+                                                                                     reduction: str) -> None:
+    llm = scripted(analyse=analysis(1),
+                   judged=json.dumps({"sufficient": True, "answers": ["Xeno One", "Xeno Two"]}))
+    state = ask(llm, embedder, store_of(TWO_TOPICS), "which of Pat Director's films is Quinn Actor linked to",
+                ("Pat Director", "Quinn Actor"), sufficiency="llm", max_depth=2, reduction=reduction)
+    if reduction == "shortest":
+        assert state["answers"] == ["Xeno One"]
+        return
+    assert state["answers"] == ["Xeno One", "Xeno Two"]
+    assert "Xeno Three" not in state["answer_path"].text  # the reduction cut what only one topic reaches
+
+
+@pytest.mark.parametrize("final_answer", ["llm", "best_path"])
+def test_when_nothing_sufficed_the_paper_lets_the_model_answer_and_marks_it(embedder: Embedder,
+                                                                            final_answer: str) -> None:
+    llm = scripted(analyse=analysis(1), judged='{"sufficient": false, "answers": []}', knowledge="ans: Howard Shore")
+    state = ask(llm, embedder, film_store(), "who composed the score of Big", ("Big",), sufficiency="llm",
+                max_depth=1, supplement=False, expand=False, final_answer=final_answer)
+    assert not state["sufficient"]
+    if final_answer == "best_path":
+        assert state["source"] == "kg" and "knowledge" not in kinds_asked(llm)
+        return
+    assert state["answers"] == ["Howard Shore"] and state["source"] == "kg+llm" and state["answer_path"] is None
+    prompt = llm.calls[-1][-1]["content"]
+    assert "Big -> directed_by -> Penny Marshall" in prompt and "who composed the score of Big" in prompt
+
+
+def test_a_knowledge_answer_that_ends_a_kept_path_keeps_that_path(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1), judged='{"sufficient": false, "answers": []}', knowledge="ans: Penny Marshall")
+    state = ask(llm, embedder, film_store(), "who was behind Big", ("Big",), sufficiency="llm", max_depth=1,
+                supplement=False, expand=False, final_answer="llm")
+    assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg+llm"
+    assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall"
+
+
+def test_a_preset_sets_the_knobs_it_names_and_every_knob_given_overrides_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    paper = PoGConfig(preset="paper")
+    assert (paper.strategy, paper.summary, paper.sufficiency, paper.final_answer, paper.start_depth) == (
+        "fuzzy+precise", "llm", "llm", "llm", "model")
+    assert PoGConfig(preset="paper", strategy="fuzzy").strategy == "fuzzy"
+    assert PoGConfig(preset="small") == PoGConfig()  # small is today's defaults
+    monkeypatch.setenv("KGQA_POG__PRESET", "paper")
+    monkeypatch.setenv("KGQA_POG__SUMMARY", "paths")
+    from_env = Settings().pog
+    assert from_env.summary == "paths" and from_env.sufficiency == "llm"
+    flagged = with_pog_flags(Settings(), strategy="fuzzy+branch").pog  # a flag on top keeps the env's preset
+    assert flagged.strategy == "fuzzy+branch" and flagged.final_answer == "llm" and flagged.summary == "paths"
+    monkeypatch.delenv("KGQA_POG__PRESET")
+    assert with_pog_flags(Settings(), preset="paper").pog.reduction == "intersection"
+    nodes = set(build_graph(PoGConfig(preset="paper")).get_graph().nodes)
+    assert {"supplement_from_linked_guesses", "answer_with_knowledge"} <= nodes and "supplement_with_llm" not in nodes
+    assert "answer_with_knowledge" not in set(build_graph(PoGConfig()).get_graph().nodes)
