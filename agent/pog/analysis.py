@@ -80,3 +80,13 @@ def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: 
 def _position(text: str, name: str) -> int:
     found = normalize(text).find(normalize(name))
     return found if found >= 0 else len(text)
+
+
+def plan_text(state: PoGState) -> str:
+    """The question analysis as the paper's selection prompts show it: the indicator and
+    the split questions (a line each; empty when the analysis gave none)."""
+    lines = [f"Plan: {state['indicator']}"] if state.get("indicator") else []
+    split = state.get("split_questions") or []
+    if split:
+        lines += ["Sub-questions:", *(f"- {q}" for q in split)]
+    return "".join(f"{line}\n" for line in lines)

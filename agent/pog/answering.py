@@ -10,6 +10,7 @@ from agent.evaluation.metrics import names_match, normalize
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pipelines.base import read_answers
+from agent.pog.analysis import plan_text
 from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.state import PathCandidate, PoGState, Source
@@ -112,8 +113,9 @@ def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
     the reply (with token logprobs when GraphRAG-FI integrates the answer)."""
     config = ctx.config
     if config.sufficiency == "llm":
+        plan = plan_text(state) if config.plan_in_prompts else ""
         reply = ctx.llm.chat([{"role": "user", "content": render(
-            "pog_answer_judged", paths=state.get("evidence") or "", question=state["question"])}],
+            "pog_answer_judged", paths=state.get("evidence") or "", question=state["question"], plan=plan)}],
             schema=JudgedAnswer, temperature=0.0, max_tokens=config.answer_max_tokens)
         judged: JudgedAnswer = reply.parsed or JudgedAnswer()
         return [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()], judged.sufficient, reply

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agent.events import Update, traced
+from agent.pog.analysis import plan_text
 from agent.pog.context import PoGContext
 from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
@@ -47,16 +48,6 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     all_names = state.get("names") or {}
     update["names"] = {e: all_names.get(e) for e in needed}
     return update
-
-
-def plan_text(state: PoGState) -> str:
-    """The question analysis as the paper's selection prompts show it: the indicator and
-    the split questions (a line each; empty when the analysis gave none)."""
-    lines = [f"Plan: {state['indicator']}"] if state.get("indicator") else []
-    split = state.get("split_questions") or []
-    if split:
-        lines += ["Sub-questions:", *(f"- {q}" for q in split)]
-    return "".join(f"{line}\n" for line in lines)
 
 
 def _entities(*groups: Iterable[PathCandidate]) -> set[str]:
