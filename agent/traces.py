@@ -104,7 +104,7 @@ def depth_verdict(document: dict) -> dict | None:
     for event in (document.get("agent") or {}).get("events") or []:
         update = event.get("update") or {}
         if event.get("node") == "analyse_question" and "depth_source" in update:
-            model = _analysed_depth(document)
+            model = update["model_depth"] if "model_depth" in update else _analysed_depth(document)
             source = update.get("depth_source")
             depth = update.get("predicted_depth")
             return {"depth": depth, "source": source, "model": model,
@@ -114,7 +114,8 @@ def depth_verdict(document: dict) -> dict | None:
 
 def _analysed_depth(document: dict) -> int | None:
     """The depth in the model's analysis reply (the first call whose reply is a JSON
-    object with a `depth`)."""
+    object with a `depth`): for traces written before analyse_question recorded
+    `model_depth` (those in results/2026-11-2x)."""
     for call in document.get("llm_calls") or []:
         reply = str(call.get("reply") or "")
         start, end = reply.find("{"), reply.rfind("}")

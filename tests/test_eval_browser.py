@@ -123,6 +123,12 @@ def rows_of(html: str) -> dict[str, str]:
     return {m.group(2): m.group(1) for m in re.finditer(r"<tr class='([^']*)' data-id='([^']*)'", html)}
 
 
+def test_the_models_depth_is_read_from_what_the_analysis_recorded() -> None:
+    analysed = {"node": "analyse_question", "update": {"depth_source": "structure", "predicted_depth": 3, "model_depth": 1}}
+    document = {"agent": {"events": [analysed]}, "llm_calls": [{"reply": '{"depth": 2, "indicator": ""}'}]}
+    assert depth_verdict(document) == {"depth": 3, "source": "structure", "model": 1, "overruled": True}
+
+
 def test_the_trace_page_says_plainly_when_the_model_was_overruled_and_by_what(runs) -> None:
     structure = answer_verdict(json.loads(runs["q2"].read_text()))
     assert structure["status"] == "overruled" and structure["by"] == "structure" and structure["model"] == ["Tom Hanks"]

@@ -55,7 +55,7 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
-            "phase": "topic"}
+            "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
 
 
 def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: list,

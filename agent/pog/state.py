@@ -62,6 +62,7 @@ class PoGState(TypedDict, total=False):
     indicator: str
     split_questions: list[str]
     predicted_depth: int
+    model_depth: int | None  # the depth the model's analysis gave (whoever set predicted_depth)
     depth_source: Literal["memory", "structure", "llm", "indicator", "default"]
     path_prior: list[PriorChain]
     # exploration
