@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.evaluation.metrics import names_match, normalize
+from agent.evaluation.metrics import names_match, names_only_the_question
 from agent.llm.base import Usage
 from agent.pipelines.base import PipelineResult
 from loaders.questions import Question
@@ -84,8 +84,7 @@ def _decider(node: str | None, update: dict, said: list[str], document: dict) ->
         if memory > 0:
             return "memory", (f"the path memory trusts the best path (memory score {memory:.2f}), so its end "
                               "entities answer")
-        asked = f" {normalize(document.get('question', {}).get('text') or '')} "
-        if said and all(f" {normalize(name)} " in asked for name in said):
+        if names_only_the_question(said, document.get("question", {}).get("text") or ""):
             return "structure", ("the model named only what the question names, so the best-scoring path's end "
                                  "entities answer")
         return "structure", "the best-scoring path's end entities answer"

@@ -46,6 +46,18 @@ def names_match(said: str, name: str | None) -> bool:
     return a == b or (len(shorter) >= MIN_CONTAINED and f" {shorter} " in f" {longer} ")
 
 
+def named_in(question: str, name: str | None) -> bool:
+    """Whether the question names `name`: its normalised words, whole, in the question's."""
+    said = normalize(name or "")
+    return bool(said) and f" {said} " in f" {normalize(question)} "
+
+
+def names_only_the_question(said: list[str], question: str) -> bool:
+    """Whether the model gave names and every one is one the question itself names
+    ("ans: Elia Suleiman" for "what did Elia Suleiman direct"): a reply that says nothing."""
+    return bool(said) and all(named_in(question, name) for name in said)
+
+
 _LIST_SEPARATORS = re.compile(r"[,;|/\n]")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.evaluation.metrics import names_match, normalize
+from agent.evaluation.metrics import named_in, names_match, names_only_the_question, normalize
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pipelines.base import read_answers
@@ -90,21 +90,9 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
     if found is None:
         found = _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
-    if found is None and state.get("phase") == "topic" and _says_nothing(said, state["question"]):
+    if found is None and state.get("phase") == "topic" and (not said or names_only_the_question(said, state["question"])):
         found = _trusted_best_path(kept[0], names, 0.0, source)
     return {"sufficient": found is not None, **heard, **(found or {})}
-
-
-def _says_nothing(said: list[str], question: str) -> bool:
-    """Whether every name the model gave is already in the question (or it gave none)."""
-    asked = f" {normalize(question)} "
-    return all(_named_in(asked, name) for name in said)
-
-
-def _named_in(asked: str, name: str | None) -> bool:
-    """Whether a question (normalised, padded with spaces) names `name`, whole words."""
-    said = normalize(name or "")
-    return bool(said) and f" {said} " in asked
 
 
 def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
@@ -169,9 +157,8 @@ def answer_names(state: PoGState) -> dict[str, str | None]:
     answer to "what movies did Hal Ashby direct", nor the title "President" to "who was
     the US President"."""
     names = dict(state.get("names") or {})
-    asked = f" {normalize(state['question'])} "
     for entity, name in names.items():
-        if _named_in(asked, name):
+        if named_in(state["question"], name):
             names[entity] = None
     return {**names, **{t.id: None for t in state.get("topics") or []}}
 
@@ -195,7 +182,7 @@ def answer_with_knowledge(state: PoGState, runtime: Runtime[PoGContext]) -> Upda
         temperature=0.0, max_tokens=ctx.config.answer_max_tokens)
     names = answer_names(state)
     said = [a for a in read_answers(reply.text, [names.get(e) or "" for c in paths for e in c.ends]) if normalize(a)]
-    said = [a for a in said if not _says_nothing([a], state["question"])]
+    said = [a for a in said if not named_in(state["question"], a)]
     if not said:
         return {"answer_reply": reply.text}
     found = _named_path_end(said, paths, names, "kg+llm")
