@@ -121,9 +121,10 @@ def link_question(store: GraphStore, question: str, limit: int = 5) -> list[Link
     after "what"/"which" ("what language"), the kind of answer asked for; a quarter when
     all its words are words of the graph's relations (`schema_words`: "country"). A plural
     demonym ("brazilians") is also looked up as its place (`places_of_people`). The
-    stronger span wins ("Tom Hanks" over "Tom"), a whole name before a part; then a span capitalised in the question
-    ("Zookeeper" over "writer"); then a name written as in the question; then the better
-    connected entity. Entities that share a name all stay among the candidates."""
+    stronger span wins ("Tom Hanks" over "Tom"), a whole name before a part; then a span
+    capitalised in the question ("Zookeeper" over "writer"); then a name written as in the
+    question; then the better connected entity. Entities that share a name all stay among
+    the candidates."""
     found: dict[str, Link] = {}
     asked_for = _answer_type_words(question)
     schema = schema_words(store)
@@ -170,7 +171,7 @@ def _lookups(question: str) -> Iterator[tuple[str, str, bool]]:
         yield demonym, place, False
 
 
-# A demonym of at least 7 letters as a plural ("brazilians") or before "people" ("colombian people").
+# A demonym of six letters or more, as a plural ("brazilians") or before "people" ("colombian people").
 _PEOPLE = re.compile(r"\b([a-z]{4,}(?:ian|an|ese))(s\b|\s+people\b)", re.IGNORECASE)
 
 
