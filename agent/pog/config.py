@@ -73,8 +73,8 @@ class PoGConfig(BaseModel):
     expand_rounds: int = Field(default=1, ge=1, le=4, description="Phase 3 repeats, one hop further from the last "
                                "round's kept paths, while the answer is not sufficient (the paper: until the depth "
                                "limit).")
-    plan_in_prompts: bool = Field(default=False, description="The precise and branch selection prompts show the "
-                                  "indicator and the split questions, as the paper's do.")
+    plan_in_prompts: bool = Field(default=False, description="The precise and branch selection prompts and the "
+                                  "sufficiency prompt show the indicator and the split questions, as the paper's do.")
     reduction: Literal["shortest", "intersection"] = Field(
         default="shortest", description="Several topic entities: shortest keeps the ends the other topics reach by "
         "the shortest join; intersection (the paper's) every end all of them reach within D_max.")
