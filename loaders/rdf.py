@@ -340,13 +340,18 @@ class _Emitter:
         # rdflib's may, and every id may be too long.
         return id_problem(*ids) if any(len(i) > MAX_ID_CHARS or not i.isprintable() for i in ids) else None
 
-    def fact(self, subject: str | None, predicate: str, obj: str | None) -> Iterator[Record]:
-        if subject is None or obj is None:
-            yield Skipped("triple term")
-            return
+    def _storable(self, predicate: str, *terms: str | None) -> str | Skipped:
+        """The predicate's relation id, or why the statement is not stored: one of its
+        terms is a quoted triple (None here), or the predicate is kgqa's own index's."""
+        if any(term is None for term in terms):
+            return Skipped("triple term")
         relation = self._relation(predicate)
-        if relation is None:
-            yield Skipped("kgqa index triple")
+        return Skipped("kgqa index triple") if relation is None else relation
+
+    def fact(self, subject: str | None, predicate: str, obj: str | None) -> Iterator[Record]:
+        relation = self._storable(predicate, subject, obj)
+        if isinstance(relation, Skipped):
+            yield relation
             return
         head, tail = from_iri(subject), from_iri(obj)
         if problem := self._problem(head, relation, tail):
@@ -359,12 +364,9 @@ class _Emitter:
     def literal(
         self, subject: str | None, predicate: str, value: str, language: str | None, datatype: str | None
     ) -> Iterator[Record]:
-        if subject is None:
-            yield Skipped("triple term")
-            return
-        relation = self._relation(predicate)
-        if relation is None:
-            yield Skipped("kgqa index triple")
+        relation = self._storable(predicate, subject)
+        if isinstance(relation, Skipped):
+            yield relation
             return
         entity = from_iri(subject)
         if problem := self._problem(entity, relation):
