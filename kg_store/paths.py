@@ -263,26 +263,26 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
 
 
 def connect(source: NeighborCache, seeds: Sequence[str], targets: Sequence[str], *, depth: int,
-            max_frontier: int = 5_000, max_groups: int = 200) -> list[PathGroup]:
+            max_frontier: int = 5_000, max_groups: int = 200) -> Exploration:
     """Paths of at most `depth` hops from the seeds to the targets, by a bidirectional
     search (PoG's phase 2, which joins the topic entities to the model's guesses): half
     the hops walked from the seeds, the rest from the targets, joined where the walks
     meet. Each walk reads its own side's neighbours, so a hub between the two whose
     neighbours are capped is still crossed: the target's own edges name it. At most
-    `max_groups` groups, the shortest first."""
+    `max_groups` groups, the shortest first, with the names both walks saw."""
     targets = [t for t in dict.fromkeys(targets) if t not in seeds]
     if not targets or not seeds:
-        return []
+        return Exploration([], {})
     ahead = (depth + 1) // 2
-    forward = explore(source, seeds, depth=ahead, max_frontier=max_frontier, through_unnamed=False).groups
-    backward = explore(source, targets, depth=depth - ahead, max_frontier=max_frontier, through_unnamed=False).groups
+    forward = explore(source, seeds, depth=ahead, max_frontier=max_frontier, through_unnamed=False)
+    backward = explore(source, targets, depth=depth - ahead, max_frontier=max_frontier, through_unnamed=False)
     meets: dict[str, list[PathGroup]] = defaultdict(list)  # entity -> the target-side groups that reach it
-    for group in backward:
+    for group in backward.groups:
         for entity in group.hops[-1]:
             meets[entity].append(group)
     wanted = set(targets)
     joined: dict[tuple[str, Chain], PathGroup] = {}
-    for group in forward:
+    for group in forward.groups:
         ends = set(group.hops[-1])
         if ends & wanted:
             _merge(joined, PathGroup(group.seed, group.chain, _through(group.hops, ends & wanted)))
@@ -290,7 +290,8 @@ def connect(source: NeighborCache, seeds: Sequence[str], targets: Sequence[str],
             meeting = ends & set(back.hops[-1])
             chain = (*group.chain, *(Step(s.relation, not s.forward) for s in reversed(back.chain)))
             _merge(joined, PathGroup(group.seed, chain, _through(group.hops, meeting) + _reversed(back, meeting)))
-    return sorted(joined.values(), key=lambda g: (len(g.chain), g.seed, g.chain))[:max_groups]
+    groups = sorted(joined.values(), key=lambda g: (len(g.chain), g.seed, g.chain))[:max_groups]
+    return Exploration(groups, {**backward.names, **forward.names})
 
 
 def _reversed(group: PathGroup, meeting: set[str]) -> list[dict[str, set[str]]]:

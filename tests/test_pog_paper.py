@@ -71,10 +71,12 @@ def test_phase_two_reaches_a_guessed_answer_past_a_capped_hub_by_linking_it(embe
 
 def test_connect_joins_seeds_to_targets_from_both_sides() -> None:
     store = store_of([("A", "r1", "B"), ("B", "r2", "C"), ("D", "r3", "C"), ("A", "r9", "E")])
-    (group,) = connect(NeighborCache(store), ["A"], ["D"], depth=3)
+    joined = connect(NeighborCache(store), ["A"], ["D"], depth=3)
+    (group,) = joined.groups
     assert [(s.relation, s.forward) for s in group.chain] == [("r1", True), ("r2", True), ("r3", False)]
     assert group.ends == ["D"] and group.concrete_paths("D") == [["A", "B", "C", "D"]]
-    assert connect(NeighborCache(store), ["A"], ["D"], depth=2) == []  # three hops apart
+    assert {e: joined.names[e] for e in "ABCD"} == {e: e for e in "ABCD"}  # every entity on the path named
+    assert connect(NeighborCache(store), ["A"], ["D"], depth=2).groups == []  # three hops apart
 
 
 CHAIN = [("Seed Lab", "funded_by", "Xavier Fund"), ("Xavier Fund", "managed_by", "Yolanda Trust"),

@@ -96,15 +96,14 @@ def supplement_from_linked_guesses(state: PoGState, runtime: Runtime[PoGContext]
     predicted = [p.strip() for p in supplement.predictions if isinstance(p, str) and normalize(p)][:3]
     guessed, _ = link_entities(ctx.store, ctx.embedder, predicted)
     topic_ids = [t.id for t in topics]
-    groups = connect(ctx.neighbours, topic_ids, [g.id for g in guessed], depth=config.max_depth,
+    joined = connect(ctx.neighbours, topic_ids, [g.id for g in guessed], depth=config.max_depth,
                      max_frontier=config.max_frontier)
-    names = {**(state.get("names") or {}), **ctx.neighbours.names(
-        list(dict.fromkeys(e for g in groups for hop in g.hops for e in hop)))}
-    candidates = [from_group(g, names, "supplement", config.names_per_set) for g in groups]
+    names = {**(state.get("names") or {}), **joined.names}
+    candidates = [from_group(g, names, "supplement", config.names_per_set) for g in joined.groups]
     chains = [c.strip() for c in supplement.chains if isinstance(c, str) and c.strip()]
     return {"phase": "supplement", "candidates": candidates, "llm_answers": predicted,
             "indicator": "; ".join(chains) or state.get("indicator") or "", "names": names,
-            "subgraph": {"guesses_linked": {g.name or g.id: g.id for g in guessed}, "path_groups": len(groups)}}
+            "subgraph": {"guesses_linked": {g.name or g.id: g.id for g in guessed}, "path_groups": len(joined.groups)}}
 
 
 @traced
