@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
@@ -26,11 +26,13 @@ class Entity(BaseModel):
 
 
 def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embedder, question: str,
-                   given: list[Entity], mentions: list[str]) -> tuple[list[Entity], dict[str, list[Entity]]]:
+                   given: list[Entity], mentions: Callable[[], Sequence[str]] = tuple,
+                   ) -> tuple[list[Entity], dict[str, list[Entity]]]:
     """Given topic entities that the store knows are used as they are; the others (names
     from RoG files, say) are linked by name. With none given: bracketed names in the
-    question, else the question's own words (`link_question`), else the LLM's mentions,
-    else the question's capitalised words."""
+    question, else the question's own words (`link_question`), else the LLM's mentions
+    (`mentions()`, called only then: asking costs a model call), else the question's
+    capitalised words."""
     if given:
         edges, _ = neighbours.neighbors([t.id for t in given])
         known = [t for t in given if edges.get(t.id)]
@@ -45,7 +47,7 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     links = link_question(store, question)
     if links:  # the best; the rest (names it shares included) stay candidates for the trace
         return [Entity(id=links[0].id, name=links[0].name)], {links[0].span: [Entity(id=k.id, name=k.name) for k in links]}
-    topics, candidates = link_entities(store, embedder, [m for m in mentions if isinstance(m, str) and m.strip()])
+    topics, candidates = link_entities(store, embedder, [m for m in mentions() if isinstance(m, str) and m.strip()])
     if not topics:  # the model named nothing the store knows: try the question's capitalised names
         topics, candidates = link_entities(store, embedder, capitalised_spans(question))
     return topics, candidates

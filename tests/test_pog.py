@@ -39,11 +39,43 @@ def test_a_one_hop_question_is_answered_from_the_end_of_a_path(embedder: Embedde
     state = ask(llm, embedder, "who directed Big", ("Big",))
     assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg" and state["sufficient"]
     assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall"
-    assert kinds_asked(llm) == ["analyse", "answer"]
+    assert kinds_asked(llm) == ["answer"]  # the topic is given and the depth settled by structure: no analysis
     assert nodes_run(state) == ["analyse_question", "explore_topic_paths", "prune_paths", "summarise_paths",
                                 "answer_from_paths", "finalise", "apply_superlative"]
-    prompt = llm.calls[1][-1]["content"]
+    prompt = llm.calls[0][-1]["content"]
     assert "Big -> directed_by -> Penny Marshall" in prompt and "who directed Big" in prompt
+    assert state["indicator"] == "who directed Big"
+
+
+def test_a_raw_question_whose_topic_the_linker_finds_takes_one_call(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall")
+    state = ask(llm, embedder, "who directed Big")
+    assert [t.id for t in state["topics"]] == ["Big"] and state["answers"] == ["Penny Marshall"]
+    assert kinds_asked(llm) == ["answer"]
+
+
+def test_the_model_is_asked_for_the_topic_when_the_linker_finds_none_in_the_question(embedder: Embedder) -> None:
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall")
+    state = ask(llm, embedder, "who directed the toy shop piano picture")
+    assert [t.id for t in state["topics"]] == ["Big"] and state["answers"] == ["Penny Marshall"]
+    assert kinds_asked(llm) == ["analyse", "answer"] and state["indicator"] == "Big -> directed by -> answer"
+
+
+@pytest.mark.parametrize("config", [
+    {"analysis": "always"},
+    {"start_depth": "model"},  # phase 1 starts at the model's depth
+    {"plan_in_prompts": True},
+    {"summary": "llm"},
+    {"supplement_search": "linked"},  # the linked phase 2 reads the split questions
+    {"preset": "paper"},
+])
+def test_the_analysis_call_is_made_whenever_its_plan_is_read(embedder: Embedder, config: dict) -> None:
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall",
+                   judged='{"sufficient": true, "answers": ["Penny Marshall"]}', select="1",
+                   summarise="Big was directed by Penny Marshall.")
+    state = ask(llm, embedder, "who directed Big", ("Big",), **config)
+    assert kinds_asked(llm)[0] == "analyse" and state["answers"] == ["Penny Marshall"]
+    assert state["indicator"] == "Big -> directed by -> answer"
 
 
 def test_it_goes_deeper_until_a_named_answer_ends_a_kept_path(embedder: Embedder) -> None:
@@ -263,8 +295,8 @@ def test_a_confident_path_memory_sets_the_depth_and_answers_without_the_models_h
                                                    "which directors made films starring X"])], embedder)
     llm = scripted(analyse=analysis(1), answer="I am not sure.")
     state = ask(llm, embedder, "who directed the movies X acted in".replace("X", "Tom Hanks"), ("Tom Hanks",),
-                memory=memory)
-    assert state["depth_source"] == "memory" and state["predicted_depth"] == 2
+                memory=memory, analysis="always")
+    assert state["depth_source"] == "memory" and state["predicted_depth"] == 2 and state["model_depth"] == 1
     assert set(state["answers"]) == {"Penny Marshall", "Ron Howard"} and state["sufficient"]
     assert kinds_asked(llm) == ["analyse", "answer"]
     assert state["answer_path"].score_parts["memory"] == pytest.approx(1.0)

@@ -28,12 +28,22 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
     question = state["question"]
     given = [t for t in state.get("given_topics") or [] if t.id]
-    known = "Topic entities: " + ", ".join(t.name or t.id for t in given) if given else ""
-    reply = ctx.llm.chat([{"role": "user", "content": render("pog_analyse", question=question, known_topics=known)}],
-                         schema=Analysis, temperature=config.explore_temperature, max_tokens=200)
-    analysis: Analysis = reply.parsed or Analysis()
+    asked: list[Analysis] = []  # the model's analysis, asked at most once, and only when read
+
+    def analysis_by_model() -> Analysis:
+        if not asked:
+            known = "Topic entities: " + ", ".join(t.name or t.id for t in given) if given else ""
+            reply = ctx.llm.chat([{"role": "user", "content": render("pog_analyse", question=question,
+                                                                     known_topics=known)}],
+                                 schema=Analysis, temperature=config.explore_temperature, max_tokens=200)
+            asked.append(reply.parsed or Analysis())
+        return asked[0]
+
+    if plan_is_read(config):
+        analysis_by_model()
     topics, candidates = resolve_topics(ctx.store, ctx.neighbours, ctx.embedder, question, given,
-                                        analysis.topic_entities)
+                                        lambda: analysis_by_model().topic_entities)
+    analysis = asked[0] if asked else Analysis()
     indicator = analysis.indicator.strip() or question
     # PoG orders the topic entities by where the indicator mentions them.
     topics.sort(key=lambda t: _position(indicator, t.name or t.id))
@@ -56,6 +66,16 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
+
+
+def plan_is_read(config: PoGConfig) -> bool:
+    """Whether anything reads the model's plan or depth: phase 1 starting at the model's
+    depth, or the paper's prompts (plan, summary, linked phase 2). Otherwise the analysis
+    is asked only for the topic entities' names, when none is given and the linker finds
+    none in the question, and the question stands in for the indicator: one call a
+    question fewer (docs/benchmarks.md, "PoG against one retrieval call")."""
+    return (config.analysis == "always" or config.start_depth == "model" or config.plan_in_prompts
+            or config.summary == "llm" or config.supplement_search == "linked")
 
 
 def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: list,

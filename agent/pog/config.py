@@ -33,6 +33,7 @@ Preset = Literal["small", "paper"]
 PRESETS: dict[str, dict[str, object]] = {
     "small": {},
     "paper": {
+        "analysis": "always",
         "strategy": "fuzzy+precise",  # the paper's experiments (section 5)
         "start_depth": "model",  # from the predicted depth, one hop deeper while not sufficient
         "supplement_search": "linked",
@@ -50,6 +51,12 @@ class PoGConfig(BaseModel):
     preset: Preset = Field(default="small", description="small: the routes that win with a small local model; "
                            "paper: PoG as the paper describes it, for capable models. Sets every knob below that "
                            "it names unless that knob is given too (see docs/agent.md).")
+    analysis: Literal["always", "when_needed"] = Field(
+        default="when_needed", description="The question-analysis call (topic names, split questions, indicator, "
+        "depth). when_needed: only when something reads the model's plan or depth (start_depth=model, the plan in "
+        "the prompts, the LLM summary, the linked phase 2), or when no topic entity is given and the linker finds "
+        "none in the question; the question itself is then the indicator. One call a question fewer. always: "
+        "PoG's own, every question.")
     strategy: Strategy = "fuzzy"
     width: int = Field(default=3, ge=1, description="W: paths kept for the answer prompt.")
     max_depth: int = Field(default=3, ge=1, le=6, description="D_max: the deepest exploration, in hops.")
@@ -58,7 +65,8 @@ class PoGConfig(BaseModel):
     precise_batch: int = Field(default=40, ge=2, description="Candidates shown per precise-selection call.")
     limit_per_entity: int = Field(default=100, ge=1, description="Hub cap: neighbours read per entity and direction.")
     max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
-    names_per_set: int = Field(default=20, ge=1, description="Entity names shown per entity set in prompts.")
+    names_per_set: int = Field(default=8, ge=1, description="Entity names shown per entity set in prompts (an answer "
+                               "named from a set brings the rest of it; more names cost prompt tokens, not answers).")
     start_depth: Literal["structure", "model"] = Field(
         default="structure", description="Where phase 1 starts without a confident path memory: structure: at "
         "D_max, every depth at once, the paths' scores deciding (the 0.5B model's depth guess is wrong for most "

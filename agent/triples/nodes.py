@@ -20,7 +20,7 @@ def link_topics(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update
     """Given topic entities the store knows; else names in [brackets] or capitalised, linked."""
     ctx = runtime.context
     given = [t for t in state.get("given_topics") or [] if t.id]
-    topics, candidates = resolve_topics(ctx.store, ctx.neighbours, ctx.embedder, state["question"], given, [])
+    topics, candidates = resolve_topics(ctx.store, ctx.neighbours, ctx.embedder, state["question"], given)
     return {"topics": topics, "link_candidates": candidates}
 
 
