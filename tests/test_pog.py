@@ -78,6 +78,23 @@ def test_the_analysis_call_is_made_whenever_its_plan_is_read(embedder: Embedder,
     assert state["indicator"] == "Big -> directed by -> answer"
 
 
+@pytest.mark.parametrize(("question", "answer"), [
+    ("who is the director of Big", "Penny Marshall"),
+    ("which films share the director with Big", "Awakenings"),
+    ("the director of Big also directed which films", "Awakenings"),
+])
+def test_a_path_back_to_the_topics_siblings_answers_only_when_the_question_asks_for_them(
+        embedder: Embedder, question: str, answer: str) -> None:
+    """Big -> directed_by -> Penny Marshall <- directed_by <- Awakenings matches "who is
+    the director of Big" as closely as the one-hop path does by embeddings alone; it ends
+    among Big's siblings, which only a question with "share", "also", "same" or "co-"
+    asks for. The model names nothing here, so the ranking alone decides."""
+    state = ask(scripted(answer="ans:"), embedder, question, ("Big",))
+    assert state["answers"][0] == answer
+    siblings = question != "who is the director of Big"
+    assert (state["answer_path"].steps[-1] == ("directed_by", False)) == siblings
+
+
 def test_it_goes_deeper_until_a_named_answer_ends_a_kept_path(embedder: Embedder) -> None:
     """PoG's own start (`start_depth="model"`): at the model's depth, one hop deeper while unanswered."""
     llm = scripted(analyse=analysis(1), answer="ans: Ron Howard")

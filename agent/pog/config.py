@@ -23,6 +23,9 @@ class ScoreWeights(BaseModel):
     depth: float = Field(default=0.1, description="Bonus when the path's depth is the depth a path memory predicts.")
     length: float = Field(default=0.05, description="Penalty per hop beyond the first: a longer path must earn "
                           "its extra hops by a closer match (the embeddings alone favour longer paths).")
+    back: float = Field(default=0.1, description="Penalty for a path that ends among its topic's siblings (it walks "
+                        "its last relation back: the films that share X's director) when the question does not ask "
+                        "for siblings ('also', 'same', 'share', 'co-'), or that never walks back when it does.")
 
 
 Preset = Literal["small", "paper"]

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
-from agent.pog.paths import named_depth
+from agent.pog.paths import asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
@@ -45,6 +45,7 @@ MASK = "X"
 SYNTHETIC_TEMPERATURE = 0.01
 SYNTHETIC_WORD_WEIGHT = 0.3
 SYNTHETIC_HOP_PENALTY = 0.02
+SYNTHETIC_BACK_PENALTY = 0.05
 # Words that say nothing about a relation: left out of the word coverage.
 _FUNCTION_WORDS = frozenset({
     "what", "which", "who", "whom", "whose", "where", "when", "how", "is", "are", "was", "were", "the", "a",
@@ -216,10 +217,13 @@ class PathMemory:
                 [word_similarity[:, self.word_rows[i]].max(axis=1).mean() if self.word_rows[i] else 0.0
                  for i in candidates])
         best: dict[ChainKey, float] = {}
+        siblings = asks_for_siblings(question)
         for index, score in zip(candidates, similarity, strict=True):
             for chains in self.answered[index]:
                 for chain in chains:
                     scored = float(score) - SYNTHETIC_HOP_PENALTY * (self.depths[chain] - 1)
+                    if sibling_mismatch(chain, siblings):
+                        scored -= SYNTHETIC_BACK_PENALTY
                     if applies(chain) and scored > best.get(chain, -math.inf):
                         best[chain] = scored
         top = max(best.values())

@@ -3,6 +3,7 @@ them, extending them by a hop, and writing them as text for prompts and embeddin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
@@ -84,3 +85,28 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
                 text=path_text(candidate.seed, steps, hops, names, names_per_set, candidate.joins), phase="expand",
                 depth=named_depth(steps, hops, names)))
     return extended
+
+
+# Words that ask for the topic's siblings: "the director of X also directed which films",
+# "films that share actors with X", "X co-starred with who".
+_SIBLING_CUES = re.compile(r"\b(?:also|same|shares?|shared|sharing|others?|another|together|too|"
+                           r"co-\w+|co(?:star|writ|wrote|direct|author|found|produc)\w*)\b", re.IGNORECASE)
+
+
+def asks_for_siblings(question: str) -> bool:
+    return bool(_SIBLING_CUES.search(question))
+
+
+def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
+    """A path that ends among its start's siblings for a question that does not ask for
+    siblings, or one that never walks a relation back for a question that does."""
+    if siblings_asked:  # siblings are two hops away at least
+        return not any(walks_back(steps[: n + 1]) for n in range(1, len(steps)))
+    return walks_back(steps)
+
+
+def walks_back(steps: Sequence[StepTuple]) -> bool:
+    """Whether the last step walks the step before it backwards: the path ends among
+    entities of the kind it came from, its start's siblings (the films that share X's
+    director)."""
+    return len(steps) >= 2 and steps[-1][0] == steps[-2][0] and steps[-1][1] != steps[-2][1]

@@ -5,6 +5,8 @@
           + w.memory    * path-memory vote for the path's relation sequence
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
+          - w.back      * [the path ends among the topic's siblings and the question does
+                           not ask for siblings, or the question asks and it never walks back]
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -20,7 +22,7 @@ import numpy as np
 from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
-from agent.pog.paths import chain_text, named_depth
+from agent.pog.paths import asks_for_siblings, chain_text, named_depth, sibling_mismatch
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
 
@@ -40,6 +42,7 @@ class PathScorer:
         self.question_vector = vectors[0]
         self.indicator_vector = vectors[1] if indicator else None
         self.prior = {chain_key(p.steps): p.weight for p in prior}
+        self.asks_for_siblings = asks_for_siblings(question)
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
@@ -65,9 +68,11 @@ class PathScorer:
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
-                     "depth": float(self.predicted_depth is not None and depth == self.predicted_depth)}
+                     "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
+                     "back": float(sibling_mismatch(steps, self.asks_for_siblings))}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
-                              + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1))
+                              + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
+                              - w.back * parts["back"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
@@ -88,3 +93,4 @@ class PathScorer:
         totals = [p["total"] for p in self.score(items)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
