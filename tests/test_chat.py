@@ -97,8 +97,7 @@ def test_the_terminal_session_streams_nodes_answers_and_runs_its_commands(tmp_pa
     assert "· analyse_question" in shown and "· prune_paths" in shown  # node progress as it runs
     assert "Answer: Penny Marshall" in shown and "→ when was Big released?" in shown and "Answer: 1988" in shown
     assert shown.count("Big -> release_year -> 1988") >= 2  # the answer, then /paths
-    assert "LLM calls (1)" in shown and "s1-2.json" in shown  # /trace: the tree and the file (the follow-up keeps
-    # its topic, so no analysis call)
+    assert "LLM calls (2)" in shown and "s1-2.json" in shown  # /trace: the tree and the file
     assert '"strategy": "fuzzy"' in shown and "/paths   the evidence paths" in shown
     assert "new thread" in shown and "no answer yet in this thread" in shown  # /new starts empty
 

@@ -45,7 +45,7 @@ def test_langgraph_json_names_graphs_that_run_without_a_context(tmp_path, monkey
     from langgraph.graph.state import CompiledStateGraph
 
     from kg_store import open_store
-    from tests.pog_fixture import film_batch
+    from tests.pog_fixture import analysis, film_batch
     from tests.scripted_endpoint import completion
 
     with open_store(f"oxigraph:{tmp_path / 'store'}") as store:
@@ -61,7 +61,7 @@ def test_langgraph_json_names_graphs_that_run_without_a_context(tmp_path, monkey
         graphs[name] = getattr(importlib.import_module(module), attribute)
         assert isinstance(graphs[name], CompiledStateGraph)
     assert config["dependencies"] == ["."] and set(graphs) == {"kgqa_chat", "kgqa_pog"}
-    state.script = [(200, completion("ans: Penny Marshall"))]  # "Big" is linked: no analysis call
+    state.script = [(200, completion(analysis(1, topics=("Big",)))), (200, completion("ans: Penny Marshall"))]
     result = graphs["kgqa_chat"].invoke({"message": "who directed Big"}, {"configurable": {"thread_id": "studio"}})
     assert result["turns"][-1]["answers"] == ["Penny Marshall"]
     assert (tmp_path / "data" / "traces" / "studio-1.json").is_file()

@@ -39,24 +39,33 @@ def test_a_one_hop_question_is_answered_from_the_end_of_a_path(embedder: Embedde
     state = ask(llm, embedder, "who directed Big", ("Big",))
     assert state["answers"] == ["Penny Marshall"] and state["source"] == "kg" and state["sufficient"]
     assert state["answer_path"].text == "Big -> directed_by -> Penny Marshall"
-    assert kinds_asked(llm) == ["answer"]  # the topic is given and the depth settled by structure: no analysis
+    assert kinds_asked(llm) == ["analyse", "answer"]  # no memory: the model's indicator ranks paths too
     assert nodes_run(state) == ["analyse_question", "explore_topic_paths", "prune_paths", "summarise_paths",
                                 "answer_from_paths", "finalise", "apply_superlative"]
-    prompt = llm.calls[0][-1]["content"]
+    prompt = llm.calls[1][-1]["content"]
     assert "Big -> directed_by -> Penny Marshall" in prompt and "who directed Big" in prompt
-    assert state["indicator"] == "who directed Big"
+    assert state["indicator"] == "Big -> directed by -> answer"
 
 
-def test_a_raw_question_whose_topic_the_linker_finds_takes_one_call(embedder: Embedder) -> None:
+def directed_by_memory(embedder: Embedder) -> PathMemory:
+    return PathMemory([MemoryEntry(question_id="m1", question=text, paths=[[("directed_by", True)]], depth=1, f1=1.0)
+                       for text in ("who directed X", "who is the director of X")], embedder)
+
+
+@pytest.mark.parametrize("topics", [("Big",), ()])  # given, or linked from the question's words
+def test_with_a_path_memory_a_question_whose_topic_is_known_takes_one_call(embedder: Embedder,
+                                                                           topics: tuple[str, ...]) -> None:
     llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall")
-    state = ask(llm, embedder, "who directed Big")
+    state = ask(llm, embedder, "who directed Big", topics, memory=directed_by_memory(embedder))
     assert [t.id for t in state["topics"]] == ["Big"] and state["answers"] == ["Penny Marshall"]
-    assert kinds_asked(llm) == ["answer"]
+    assert kinds_asked(llm) == ["answer"] and state["indicator"] == "who directed Big"
+    prompt = llm.calls[0][-1]["content"]
+    assert prompt.startswith("Answer the question from the reasoning paths")  # the fixed part first: cached
 
 
 def test_the_model_is_asked_for_the_topic_when_the_linker_finds_none_in_the_question(embedder: Embedder) -> None:
     llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall")
-    state = ask(llm, embedder, "who directed the toy shop piano picture")
+    state = ask(llm, embedder, "who directed the toy shop piano picture", memory=directed_by_memory(embedder))
     assert [t.id for t in state["topics"]] == ["Big"] and state["answers"] == ["Penny Marshall"]
     assert kinds_asked(llm) == ["analyse", "answer"] and state["indicator"] == "Big -> directed by -> answer"
 
@@ -73,7 +82,7 @@ def test_the_analysis_call_is_made_whenever_its_plan_is_read(embedder: Embedder,
     llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall",
                    judged='{"sufficient": true, "answers": ["Penny Marshall"]}', select="1",
                    summarise="Big was directed by Penny Marshall.")
-    state = ask(llm, embedder, "who directed Big", ("Big",), **config)
+    state = ask(llm, embedder, "who directed Big", ("Big",), memory=directed_by_memory(embedder), **config)
     assert kinds_asked(llm)[0] == "analyse" and state["answers"] == ["Penny Marshall"]
     assert state["indicator"] == "Big -> directed by -> answer"
 

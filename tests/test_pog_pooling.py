@@ -48,11 +48,11 @@ def test_with_pooling_the_answer_reads_the_kept_paths_best_facts_best_last(embed
     state = run_question(PoGContext(film_store(), llm, embedder, config),
                          "who directed the films Tom Hanks acted in", [Entity(id="Tom Hanks", name="Tom Hanks")])
     assert [e["node"] for e in state["events"]][2:4] == ["prune_paths", "pool_kept_paths"]
-    assert kinds_asked(llm) == ["answer"]
+    assert kinds_asked(llm) == ["analyse", "answer"]
     assert set(state["answers"]) == {"Ron Howard", "Penny Marshall"} and state["source"] == "kg"
     facts = state["pooled_facts"]
     assert len(facts) == 4 and facts[-1]["pooled"] == max(f["pooled"] for f in facts)
-    prompt = llm.calls[0][-1]["content"]
+    prompt = llm.calls[1][-1]["content"]
     assert state["pooled_evidence"] in prompt and "Path 1:" not in prompt
     assert " -> directed_by -> " in state["pooled_evidence"]
 

@@ -283,11 +283,11 @@ def test_every_syntax_of_a_real_graph_loads_the_same(in_every_syntax: dict[str, 
 
 
 def ask_volcano(store: str, tmp_path: Path, endpoint) -> dict:
-    """`kgqa ask` with a scripted model: the topic is linked from the question's words,
-    every answer prompt is answered with Landform, which the kept path must end in for it
-    to count."""
+    """`kgqa ask` with a scripted model: the analysis names the topic, every answer prompt
+    is answered with Landform, which the kept path must end in for it to count."""
     state, url = endpoint
-    state.script = [(200, completion("ans: Landform"))] * 8
+    analysis = json.dumps({"topic_entities": ["Volcano"], "split_questions": [], "indicator": "", "depth": 1})
+    state.script = [(200, completion(analysis))] + [(200, completion("ans: Landform"))] * 8
     env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
            "KGQA_LLM_CACHE": "false"}
     # One hop: schema.org's hubs (rdfs:Class, SHACL shapes) make deeper walks slow, not better.

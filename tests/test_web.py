@@ -44,7 +44,7 @@ def test_ask_answers_with_paths_cost_and_a_trace(client) -> None:
     body = reply.json()
     assert body["answers"] == ["Penny Marshall"] and body["source"] == "kg"
     assert body["paths"][0]["text"] == "Big -> directed_by -> Penny Marshall" and body["paths"][0]["answer"]
-    assert body["llm_calls"] == 1 and body["prompt_tokens"] > 0  # "Big" is linked: no analysis call
+    assert body["llm_calls"] == 2 and body["prompt_tokens"] > 0
     trace = client.get(f"/api/traces/{body['trace_id']}").json()
     assert trace["question"]["text"] == "who directed Big" and trace["predictions"] == ["Penny Marshall"]
     page = client.get(f"/traces/{body['trace_id']}")

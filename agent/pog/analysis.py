@@ -39,7 +39,7 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
             asked.append(reply.parsed or Analysis())
         return asked[0]
 
-    if plan_is_read(config):
+    if analysis_is_read(config, has_memory=ctx.memory is not None):
         analysis_by_model()
     topics, candidates = resolve_topics(ctx.store, ctx.neighbours, ctx.embedder, question, given,
                                         lambda: analysis_by_model().topic_entities)
@@ -68,14 +68,17 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
 
 
-def plan_is_read(config: PoGConfig) -> bool:
-    """Whether anything reads the model's plan or depth: phase 1 starting at the model's
-    depth, or the paper's prompts (plan, summary, linked phase 2). Otherwise the analysis
-    is asked only for the topic entities' names, when none is given and the linker finds
-    none in the question, and the question stands in for the indicator: one call a
-    question fewer (docs/benchmarks.md, "PoG against one retrieval call")."""
-    return (config.analysis == "always" or config.start_depth == "model" or config.plan_in_prompts
-            or config.summary == "llm" or config.supplement_search == "linked")
+def analysis_is_read(config: PoGConfig, *, has_memory: bool) -> bool:
+    """Whether anything reads the model's analysis beyond the topic names: the indicator
+    ranks paths beside the question when no path memory does (MetaQA dev, no memory:
+    1-hop Hits@1 fell from 0.75 to 0.715 without it), phase 1 starts at the model's depth,
+    or the paper's prompts show the plan (summary, linked phase 2). With a path memory
+    and none of these, the analysis is asked only for the topic entities' names, when none
+    is given and the linker finds none in the question, and the question stands in for the
+    indicator: one call a question fewer (docs/benchmarks.md, "PoG against one retrieval
+    call")."""
+    return (config.analysis == "always" or not has_memory or config.start_depth == "model"
+            or config.plan_in_prompts or config.summary == "llm" or config.supplement_search == "linked")
 
 
 def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: list,

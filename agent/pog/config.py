@@ -56,10 +56,10 @@ class PoGConfig(BaseModel):
                            "it names unless that knob is given too (see docs/agent.md).")
     analysis: Literal["always", "when_needed"] = Field(
         default="when_needed", description="The question-analysis call (topic names, split questions, indicator, "
-        "depth). when_needed: only when something reads the model's plan or depth (start_depth=model, the plan in "
-        "the prompts, the LLM summary, the linked phase 2), or when no topic entity is given and the linker finds "
-        "none in the question; the question itself is then the indicator. One call a question fewer. always: "
-        "PoG's own, every question.")
+        "depth). when_needed: only when something reads it (no path memory, whose ranking stands in for the "
+        "model's indicator; start_depth=model; the plan in the prompts; the LLM summary; the linked phase 2), or "
+        "when no topic entity is given and the linker finds none in the question; the question itself is then "
+        "the indicator. One call a question fewer. always: PoG's own, every question.")
     strategy: Strategy = "fuzzy"
     width: int = Field(default=3, ge=1, description="W: paths kept for the answer prompt.")
     max_depth: int = Field(default=3, ge=1, le=6, description="D_max: the deepest exploration, in hops.")
