@@ -65,7 +65,7 @@ def film_store() -> MemoryStore:
 
 PROMPT_KINDS = {
     "analyse": "Analyse the question for a search",
-    "answer": "Answer the question from the reasoning paths",
+    "answer": "Using these paths, answer the question",
     "judged": "First decide whether these paths are enough",
     "select": "Which of these knowledge-graph paths help",
     "fi_filter": "Which of these numbered reasoning paths",
