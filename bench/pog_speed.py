@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent.evaluation import browser
 from agent.evaluation.run import EvalPlan, run_evaluation
 from agent.pog.config import PoGConfig
 from agent.settings import Settings
@@ -39,15 +40,10 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
 
 
 def figures(rows: list[dict]) -> dict:
-    def mean(key: str) -> float:
-        return round(statistics.fmean(r[key] or 0 for r in rows), 3)
-
-    return {"n": len(rows), "hits1": mean("hits1"), "f1": mean("f1"), "llm_calls_avg": mean("llm_calls"),
-            "prompt_tokens_avg": round(statistics.fmean(r["prompt_tokens"] for r in rows)),
-            "completion_tokens_avg": round(statistics.fmean(r["completion_tokens"] for r in rows), 1),
-            "seconds_p50": round(statistics.median(r["seconds"] for r in rows), 3), "seconds_mean": mean("seconds"),
-            "llm_seconds_p50": round(statistics.median(r["llm_seconds"] for r in rows), 3),
-            "errors": sum(1 for r in rows if r.get("error"))}
+    """The run's summary as the evaluation browser computes it, with the mean seconds and
+    the model's median seconds beside."""
+    return {**browser.figures(rows), "seconds_mean": round(statistics.fmean(r["seconds"] for r in rows), 3),
+            "llm_seconds_p50": round(statistics.median(r["llm_seconds"] for r in rows), 3)}
 
 
 def main() -> None:
@@ -92,6 +88,7 @@ def main() -> None:
     ratio = {"pog_over_cosine_triples_p50": round(medians["pog"] / medians["cosine-triples"], 3)
              } if medians.get("cosine-triples") and "pog" in medians else {}  # only with both pipelines run
     print(json.dumps({"label": args.label, **ratio, "pog": knobs, "memory": memory}))
+
 
 if __name__ == "__main__":
     main()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
 from kg_store import UNNAMED
@@ -101,12 +102,11 @@ def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
     """A path that ends among its start's siblings for a question that does not ask for
     siblings, or one that never walks a relation back for a question that does."""
     if siblings_asked:  # siblings are two hops away at least
-        return not any(walks_back(steps[: n + 1]) for n in range(1, len(steps)))
-    return walks_back(steps)
+        return not any(_reverses(a, b) for a, b in pairwise(steps))
+    return len(steps) >= 2 and _reverses(steps[-2], steps[-1])  # ends among its start's siblings
 
 
-def walks_back(steps: Sequence[StepTuple]) -> bool:
-    """Whether the last step walks the step before it backwards: the path ends among
-    entities of the kind it came from, its start's siblings (the films that share X's
-    director)."""
-    return len(steps) >= 2 and steps[-1][0] == steps[-2][0] and steps[-1][1] != steps[-2][1]
+def _reverses(step: StepTuple, following: StepTuple) -> bool:
+    """Whether `following` walks `step`'s relation backwards: back to entities of the kind
+    the step came from (the films that share X's director)."""
+    return step[0] == following[0] and step[1] != following[1]

@@ -93,4 +93,3 @@ class PathScorer:
         totals = [p["total"] for p in self.score(items)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
-
