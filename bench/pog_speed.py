@@ -42,8 +42,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
 def figures(rows: list[dict]) -> dict:
     """The run's summary as the evaluation browser computes it, with the mean seconds and
     the model's median seconds beside."""
-    return {**browser.figures(rows), "seconds_mean": round(statistics.fmean(r["seconds"] for r in rows), 3),
-            "llm_seconds_p50": round(statistics.median(r["llm_seconds"] for r in rows), 3)}
+    summary = {**browser.figures(rows), "seconds_mean": statistics.fmean(r["seconds"] for r in rows),
+               "llm_seconds_p50": statistics.median(r["llm_seconds"] for r in rows)}
+    return {key: round(value, 3) if isinstance(value, float) else value for key, value in summary.items()}
 
 
 def main() -> None:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agent.embeddings import Embedder
-from agent.pog.memory import MemoryEntry, PathMemory, build_memory, label_question, mask_question, read_entries
+from agent.pog.memory import (
+    MemoryEntry,
+    PathMemory,
+    build_memory,
+    label_question,
+    mask_question,
+    read_entries,
+    vectors_path,
+    write_vectors,
+)
 from kg_store.paths import NeighborCache
 from loaders.questions import Gold, Question, TopicEntity
 from loaders.records import MalformedInput
@@ -128,3 +138,26 @@ def test_only_sequences_the_topic_entity_can_start_vote(embedder: Embedder) -> N
     for_a_film = memory.prior(vector, k=5, first_steps={("directed_by", True), ("starred_actors", True)})
     assert for_a_film[0].steps == films_of_director and for_a_film[0].weight == pytest.approx(1.0)
     assert all(p.steps != directed_films for p in for_a_film)
+
+
+def test_a_memory_loads_with_its_stored_vectors_without_running_the_model(tmp_path: Path, embedder: Embedder,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "m.jsonl.gz"
+    with gzip.open(path, "wt") as out:
+        for n, text in enumerate(["what films did X act in", "who directed the films X acted in"]):
+            out.write(MemoryEntry(question_id=str(n), question=text, paths=[ACTED_IN], depth=1).model_dump_json() + "\n")
+    assert write_vectors(path, embedder) == vectors_path(path) == tmp_path / "m.vectors.npz"
+    fresh = Embedder()  # a new process's: nothing encoded or cached yet
+    memory = PathMemory.load(path, fresh)
+    assert fresh.encoded == 0 and memory.vectors == pytest.approx(embedder.encode(memory.texts), abs=1e-6)
+    vectors_path(path).write_bytes(b"not a zip")  # a broken vectors file: the texts are embedded afresh
+    fresh = Embedder()
+    assert len(PathMemory.load(path, fresh).texts) == 2 and fresh.encoded == 2
+    assert "m.vectors.npz" in caplog.text
+
+
+def test_the_bundled_memory_ships_with_the_vectors_of_all_its_texts() -> None:
+    """Else the demo's first answer on a fresh machine waits for them (`kgqa memory vectors`)."""
+    fresh = Embedder()
+    PathMemory.load(Path(__file__).resolve().parent.parent / "kgqa" / "data" / "metaqa_path_memory.jsonl.gz", fresh)
+    assert fresh.encoded == 0

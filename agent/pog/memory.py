@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import math
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
@@ -28,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.embeddings import Embedder
+from agent.embeddings import MODEL_ID, Embedder
 from agent.evaluation.metrics import normalize
 from agent.pog.paths import asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PriorChain, StepTuple
@@ -36,6 +38,8 @@ from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
+
+logger = logging.getLogger(__name__)
 
 MASK = "X"
 # How a synthesised memory is read (PathMemory._best_matches), set on MetaQA dev by how
@@ -107,18 +111,34 @@ class PathMemory:
         self.answered = [answered[t] for t in self.texts]
         self.vectors = embedder.encode(self.texts) if self.texts else np.zeros((0, 1))
         self.embedder = embedder
+        self.vocabulary: list[str] = []
         if self.synthetic:  # each written question's content words, as rows of one word matrix
-            vocabulary = sorted({w for t in self.texts for w in content_words(t)})
-            row = {w: i for i, w in enumerate(vocabulary)}
+            self.vocabulary = sorted({w for t in self.texts for w in content_words(t)})
+            row = {w: i for i, w in enumerate(self.vocabulary)}
             self.word_rows = [[row[w] for w in content_words(t)] for t in self.texts]
-            self.word_vectors = embedder.encode(vocabulary) if vocabulary else np.zeros((0, 1))
+            self.word_vectors = embedder.encode(self.vocabulary) if self.vocabulary else np.zeros((0, 1))
 
     def __len__(self) -> int:
         return len(self.owner)
 
     @classmethod
     def load(cls, path: Path, embedder: Embedder) -> PathMemory:
+        """The memory in `path`; its texts' embeddings come from its vectors file when one
+        lies beside it (`write_vectors`), so loading it does not run the model."""
+        stored = vectors_path(path)
+        if stored.is_file():
+            try:
+                with np.load(stored) as vectors:
+                    if str(vectors["model"]) == MODEL_ID:
+                        embedder.remember([str(t) for t in vectors["texts"]], vectors["vectors"])
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # a cache: computing them is the fallback
+                logger.warning("ignoring %s (%s): the memory's texts are embedded afresh", stored, exc)
         return cls(read_entries(path), embedder)
+
+    def embedded_texts(self) -> list[str]:
+        """Every text this memory embeds when it loads: its questions, and a synthesised
+        memory's words."""
+        return self.texts + self.vocabulary
 
     def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
               k: int = 10, first_steps: Collection[StepTuple] | None = None, question: str = "",
@@ -232,6 +252,25 @@ class PathMemory:
         ranked = sorted(shares.items(), key=lambda kv: -kv[1])
         return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key])
                 for key, w in ranked if w / total >= 1e-4]
+
+
+def vectors_path(path: Path) -> Path:
+    """Where a memory's precomputed embeddings lie: beside it, `M.jsonl.gz` -> `M.vectors.npz`."""
+    stem = next((path.name[: -len(s)] for s in (".jsonl.gz", ".jsonl") if path.name.endswith(s)), path.stem)
+    return path.with_name(f"{stem}.vectors.npz")
+
+
+def write_vectors(path: Path, embedder: Embedder) -> Path:
+    """Store the embeddings of the memory in `path` beside it (`vectors_path`); returns
+    where. Loading the bundled MetaQA memory on a fresh machine otherwise runs the model
+    over its 526 texts before the first answer."""
+    memory = PathMemory(read_entries(path), embedder)
+    texts = memory.embedded_texts()
+    target = vectors_path(path)
+    with target.open("wb") as out:
+        np.savez_compressed(out, model=np.array(MODEL_ID), texts=np.array(texts, dtype=str),
+                            vectors=embedder.encode(texts))
+    return target
 
 
 def content_words(text: str) -> list[str]:

@@ -3,11 +3,13 @@ demo KG, loaded on first use."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import ExitStack, contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -35,6 +37,7 @@ from kgqa.cli.common import (
 from kgqa.cli.data import load_with_progress, print_load_report
 from kgqa.settings import Settings
 
+T = TypeVar("T")
 DEMO_KG = "metaqa_kb.txt.gz"
 DEMO_MEMORY = "metaqa_path_memory.jsonl.gz"
 DEMO_QUESTION = "Who directed the movies that Tom Hanks acted in?"
@@ -75,8 +78,7 @@ def demo(
 ) -> None:
     """Load the bundled demo KG (the MetaQA film KB) into the embedded store if needed, then
     answer a question over it with the embedded model and the bundled path memory."""
-    with demo_settings(settings_from(llm=llm), store) as settings:
-        answer_one(settings, settings.store_url, question, [], trace, as_json)
+    answer_one(settings_from(llm=llm), None, question, [], trace, as_json, demo_store=store or "")
     if not as_json:
         console.print('[dim]ask another: kgqa demo "which movies did the director of Big direct?"[/]')
 
@@ -89,7 +91,8 @@ def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Sett
     with opened(settings, url) as target:
         if target.stats().triples == 0:
             with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:
-                print_load_report(load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes))
+                # on stderr: `kgqa demo --json` prints its answer alone on stdout
+                print_load_report(load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes), console)
     settings = settings.model_copy(update={"store": url})
     if settings.pog.path_memory is not None:
         yield settings
@@ -98,32 +101,69 @@ def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Sett
         yield settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": Path(memory)})})
 
 
-def answer_one(settings: Settings, store_url: str, text: str, topics: list[str], trace_path: Path | None,
-               as_json: bool) -> None:
-    """One question through the same run the chat's turns use, printed as `kgqa ask` shows it."""
+def answer_one(settings: Settings, store_url: str | None, text: str, topics: list[str], trace_path: Path | None,
+               as_json: bool, *, demo_store: str | None = None) -> None:
+    """One question through the same run the chat's turns use, printed as `kgqa ask` shows
+    it. The model starts in the background while the store opens (the demo's is loaded on
+    first use) and the embeddings load; each start-up step is shown as it ends. With
+    `demo_store` ("" for the default place) the bundled demo KG and memory are used."""
     from agent.answer import answer_question
-    from agent.factory import pog_context
-    from agent.llm.base import LLMError
-    from agent.llm.factory import open_llm
+    from agent.embeddings import Embedder
+    from agent.factory import model_in_background, pog_context
+    from agent.llm.base import LLMClient, LLMError
+    from agent.pog.memory import PathMemory
     from loaders.records import MalformedInput
 
     if not text.strip():
         raise fail("the question is empty", 2)
-    with opened(settings, store_url, read_only=True) as store:
+    steps = StartupSteps(show=not as_json)
+    with ExitStack() as stack:
+        def start_model() -> Future[LLMClient]:
+            started = stack.enter_context(model_in_background(settings))
+            started.add_done_callback(lambda done: done.exception() or steps.done("model"))
+            return started
+
         try:
-            with open_llm(settings) as llm:
-                turn = answer_question(pog_context(settings, store, llm), text.strip(), [{"id": t} for t in topics],
-                                       trace_id="ask", trace_path=trace_path)
+            model = None
+            if demo_store is not None:  # the demo KG loads (on first use) while the model starts
+                model = start_model()
+                settings = steps.timed("store", lambda: stack.enter_context(demo_settings(settings, demo_store or None)))
+            store = stack.enter_context(opened(settings, store_url or settings.store_url, read_only=True))
+            model = model or start_model()  # after the store opened: a wrong store fails at once
+            embedder = steps.timed("embeddings", lambda: Embedder.from_settings(settings))
+            memory = None if settings.pog.path_memory is None else steps.timed(
+                "path memory", lambda: PathMemory.load(settings.pog.path_memory, embedder))
+            context = pog_context(settings, store, model.result(), embedder, memory)
+            turn = answer_question(context, text.strip(), [{"id": t} for t in topics], trace_id="ask",
+                                   trace_path=trace_path)
         except (LLMError, MalformedInput, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
     summary = {key: turn[key] for key in
                ("answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source")}
     if as_json:
-        print_json(summary)
+        print_json({**summary, "startup_seconds": steps.seconds})
         return
     print_answer(summary)
     if trace_path is not None:
         console.print(f"trace: {trace_path}")
+
+
+class StartupSteps:
+    """Start-up steps, each shown (on stderr) as it ends with the seconds since the command
+    began (steps overlap: the model starts in the background), and kept for --json."""
+
+    def __init__(self, *, show: bool) -> None:
+        self.show, self.started, self.seconds = show, time.monotonic(), {}
+
+    def timed(self, name: str, step: Callable[[], T]) -> T:
+        result = step()
+        self.done(name)
+        return result
+
+    def done(self, name: str) -> None:
+        self.seconds[name] = round(time.monotonic() - self.started, 2)
+        if self.show:
+            console.print(f"[dim]· {name} ready at {self.seconds[name]:.1f} s[/]")
 
 
 def print_answer(summary: dict, screen: Console = out) -> None:

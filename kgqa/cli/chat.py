@@ -72,9 +72,9 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.chat.graph import build_chat_graph
-    from agent.factory import chat_context
+    from agent.embeddings import Embedder
+    from agent.factory import chat_context, model_in_background
     from agent.llm.base import LLMError
-    from agent.llm.factory import open_llm
 
     with ExitStack() as stack:
         if demo:
@@ -83,8 +83,9 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
         if store.stats().triples == 0:
             raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
         try:
-            model = stack.enter_context(open_llm(settings))
-            context = chat_context(settings, store, model)
+            model = stack.enter_context(model_in_background(settings))
+            embedder = Embedder.from_settings(settings)  # while the model starts
+            context = chat_context(settings, store, model.result(), embedder)
         except (LLMError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
         settings.chat_db.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from kg_store import GraphStore
 from kgqa.cli.common import JsonOpt, StoreOpt, app, choices, fail, opened, out, print_json, progress_bar, settings_from
@@ -101,16 +102,16 @@ def load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, pr
                        "again to finish (loading is idempotent, nothing is duplicated)", 130) from None
 
 
-def print_load_report(report: LoadReport) -> None:
+def print_load_report(report: LoadReport, screen: Console = out) -> None:
     rate = f"{report.records / report.seconds:,.0f}/s" if report.seconds else "-"
-    out.print(f"[green]loaded[/] {report.path} into {report.store}: {report.triples:,} facts, {report.names:,} names, "
-              f"{report.attributes:,} attributes in {report.seconds:.1f}s ({rate})")
+    screen.print(f"[green]loaded[/] {report.path} into {report.store}: {report.triples:,} facts, {report.names:,} names, "
+                 f"{report.attributes:,} attributes in {report.seconds:.1f}s ({rate})")
     for reason, n in sorted(report.skipped.items()):
-        out.print(f"  skipped {n:,}: {reason}")
+        screen.print(f"  skipped {n:,}: {reason}")
     if report.malformed:
-        out.print(f"  [yellow]malformed lines skipped: {report.malformed:,}[/]")
+        screen.print(f"  [yellow]malformed lines skipped: {report.malformed:,}[/]")
         for line_no, reason in report.malformed_examples:
-            out.print(f"    line {line_no}: {reason}")
+            screen.print(f"    line {line_no}: {reason}")
 
 
 @app.command()

@@ -140,3 +140,23 @@ def memory_synthesize(
               f"{sum(report.sequences_by_depth.values()):,} relation paths (by depth {report.sequences_by_depth}); "
               f"{report.relations_described} relations described ({dict(report.from_llm)} written by the model), "
               f"{report.kinds} kinds of entity; {report.llm_calls} LLM calls, {minutes:.1f} min")
+
+
+@memory_app.command("vectors")
+def memory_vectors(
+    memory: Annotated[Path, typer.Argument(help="The memory file (JSON Lines, gzipped or not).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Store the memory's embeddings beside it (M.vectors.npz), so that loading it does not
+    run the embedding model: the first answer on a fresh machine comes sooner."""
+    from agent.embeddings import Embedder
+    from agent.pog.memory import write_vectors
+
+    try:
+        target = write_vectors(memory, Embedder(None))
+    except (MalformedInput, FileNotFoundError) as exc:
+        raise fail(str(exc), 2) from exc
+    if as_json:
+        print_json({"memory": str(memory), "vectors": str(target)})
+        return
+    out.print(f"[green]vectors[/] {target}")
