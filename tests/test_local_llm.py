@@ -221,11 +221,14 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
     demo = CliRunner().invoke(app, ["demo", "who directed Forrest Gump"], env=env)
     assert demo.exit_code == 0, demo.output
     assert "129,411 facts" in demo.output and "Robert Zemeckis" in demo.output and "Evidence paths" in demo.output
+    assert "model ready at" in demo.output and "path memory ready at" in demo.output  # each start-up step, as it ends
     ask = CliRunner().invoke(app, ["ask", "what movies did [Hal Ashby] direct", "--json",
                                    "--store", f"oxigraph:{tmp_path / 'demo-store'}"], env=env)
     assert ask.exit_code == 0, ask.output
     answer = json.loads(ask.stdout)
-    assert set(answer) == {"answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source"}
+    assert set(answer) == {"answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source",
+                           "startup_seconds"}
+    assert {"model", "embeddings"} <= set(answer["startup_seconds"])
     assert answer["answers"] and answer["paths"] and answer["llm_calls"] >= 1 and answer["source"] in ("kg", "kg+llm")
     assert answer["paths"][0]["start"] == {"id": "Hal Ashby", "name": "Hal Ashby"}
 
