@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.embeddings import MODEL_ID, Embedder
+from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
 from agent.evaluation.metrics import normalize
 from agent.pog.paths import asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PriorChain, StepTuple
@@ -134,11 +134,6 @@ class PathMemory:
             except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # a cache: computing them is the fallback
                 logger.warning("ignoring %s (%s): the memory's texts are embedded afresh", stored, exc)
         return cls(read_entries(path), embedder)
-
-    def embedded_texts(self) -> list[str]:
-        """Every text this memory embeds when it loads: its questions, and a synthesised
-        memory's words."""
-        return self.texts + self.vocabulary
 
     def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
               k: int = 10, first_steps: Collection[StepTuple] | None = None, question: str = "",
@@ -264,12 +259,14 @@ def write_vectors(path: Path, embedder: Embedder) -> Path:
     """Store the embeddings of the memory in `path` beside it (`vectors_path`); returns
     where. Loading the bundled MetaQA memory on a fresh machine otherwise runs the model
     over its 526 texts before the first answer."""
-    memory = PathMemory(read_entries(path), embedder)
-    texts = memory.embedded_texts()
+    memory = PathMemory(read_entries(path), embedder)  # embeds its texts: kept, not embedded again
+    embedded = [memory.vectors] if memory.texts else []
+    embedded += [memory.word_vectors] if memory.vocabulary else []
+    vectors = np.vstack(embedded) if embedded else np.zeros((0, DIMENSIONS), dtype=np.float32)
     target = vectors_path(path)
     with target.open("wb") as out:
-        np.savez_compressed(out, model=np.array(MODEL_ID), texts=np.array(texts, dtype=str),
-                            vectors=embedder.encode(texts))
+        np.savez_compressed(out, model=np.array(MODEL_ID), texts=np.array(memory.texts + memory.vocabulary, dtype=str),
+                            vectors=vectors)
     return target
 
 
