@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     llm_gpu_layers: int = Field(
         default=0, ge=-1, description="Layers of the embedded model to run on a GPU (-1: all); needs a CUDA "
         "build of llama-cpp-python (docs/models.md).")
+    llm_servers: int = Field(
+        default=1, ge=1, le=16, description="Copies of the embedded model to start, the cores shared among them: "
+        "each answers one request at a time, so `kgqa eval --concurrency K` needs K of them to run K calls at "
+        "once (docs/benchmarks.md says when that pays).")
     llm_base_url: str | None = Field(
         default=None, description="An OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp); unset: embedded model."
     )

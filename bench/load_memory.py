@@ -1,9 +1,11 @@
 """Loader memory stays flat as inputs grow: synthetic Freebase-shaped N-Triples of
-growing size are loaded by `kgqa load` in a child process, and its peak RSS is read.
+growing size (bench/synthetic_kg.py) are loaded by `kgqa load` in a child process, and its
+peak RSS is read.
 
     python bench/load_memory.py --json [--sizes 200000,1000000,3000000] [--mode load|export]
 
-Prints one JSON object per size: {"mode", "lines", "peak_rss_mb", "seconds", "triples_per_s"}.
+Prints one JSON object per size (in facts; names come on top):
+{"mode", "facts", "lines", "peak_rss_mb", "seconds", "lines_per_s"}.
 `load` goes into an embedded Oxigraph store, whose RocksDB keeps some per-file index
 memory that grows slowly with the data; `export` writes Virtuoso bulk-load files and
 shows the loader on its own. Bounded memory means peak RSS does not grow with `lines`.
@@ -12,9 +14,7 @@ shows the loader on its own. Bounded memory means peak RSS does not grow with `l
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import random
 import resource
 import subprocess
 import sys
@@ -22,21 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-NS = "http://rdf.freebase.com/ns/"
-RELATIONS = [f"domain{i}.type{i}.rel{j}" for i in range(40) for j in range(5)]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def write_synthetic(path: Path, lines: int, seed: int = 0) -> None:
-    """Entity facts among lines/5 entities, plus an English name for every tenth line."""
-    rng = random.Random(seed)
-    entities = max(10, lines // 5)
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as out:
-        for i in range(lines):
-            head = f"m.{rng.randrange(entities):x}"
-            if i % 10 == 0:
-                out.write(f'<{NS}{head}> <{NS}type.object.name> "Entity {head}"@en .\n')
-            else:
-                out.write(f"<{NS}{head}> <{NS}{rng.choice(RELATIONS)}> <{NS}m.{rng.randrange(entities):x}> .\n")
+from bench.synthetic_kg import write_synthetic_kg
 
 
 def peak_rss_of(command: list[str]) -> tuple[float, float]:
@@ -58,18 +46,19 @@ def main() -> None:
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     with tempfile.TemporaryDirectory(prefix="kgqa-load-memory-") as tmp:
-        for lines in sizes:
-            data = Path(tmp) / f"synthetic-{lines}.nt.gz"
-            write_synthetic(data, lines)
-            target = Path(tmp) / f"{args.mode}-{lines}"
+        for facts in sizes:
+            data = Path(tmp) / f"synthetic-{facts}.nt.gz"
+            written = write_synthetic_kg(data, facts)
+            lines = written["facts"] + written["names"]
+            target = Path(tmp) / f"{args.mode}-{facts}"
             command = [sys.executable, "-m", "kgqa.cli", args.mode, "-f", "freebase-nt", str(data)]
             if args.mode == "load":
                 command += ["--store", f"oxigraph:{target}", "--json"]
             else:
                 command += ["--target", "virtuoso", "--out", str(target)]
             peak_mb, seconds = peak_rss_of(command)
-            print(json.dumps({"mode": args.mode, "lines": lines, "peak_rss_mb": round(peak_mb, 1),
-                              "seconds": round(seconds, 1), "triples_per_s": round(lines / seconds)}), flush=True)
+            print(json.dumps({"mode": args.mode, "facts": facts, "lines": lines, "peak_rss_mb": round(peak_mb, 1),
+                              "seconds": round(seconds, 1), "lines_per_s": round(lines / seconds)}), flush=True)
             data.unlink()
 
 

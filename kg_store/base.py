@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import socket
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
 from typing import Literal, Self
 
 from kg_store.errors import StoreUnavailable
@@ -100,6 +101,13 @@ class GraphStore(ABC):
     def write(self, batch: LoadBatch) -> None:
         """Add facts, names and attributes. Idempotent: writing the same batch twice
         leaves the store as after once."""
+
+    def prepare_write(self, batch: LoadBatch) -> Callable[[], None]:
+        """`write(batch)` in two parts: the Python work (encoding) now, on the loading
+        thread, and the returned call, which loaders run on a writer thread. A backend whose
+        write is mostly driver time that releases the GIL splits here, so the writer thread
+        never waits for the GIL while the parser holds it."""
+        return partial(self.write, batch)
 
     @abstractmethod
     def clear(self) -> None:

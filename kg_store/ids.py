@@ -36,11 +36,17 @@ def check_id(value: str) -> str:
     return value
 
 
+def is_freebase_local(value: str) -> bool:
+    """A Freebase-shaped id (`m.0abc`, `film.film.directed_by`): its IRI is Freebase's
+    namespace and the id, with nothing to check or escape."""
+    return isinstance(value, str) and len(value) <= MAX_ID_CHARS and _FREEBASE_LOCAL.fullmatch(value) is not None
+
+
 @lru_cache(maxsize=1 << 18)  # loads and walks convert the same ids again and again
 def to_iri(value: str) -> str:
-    check_id(value)
-    if _FREEBASE_LOCAL.fullmatch(value):
+    if is_freebase_local(value):
         return FREEBASE_NS + value
+    check_id(value)
     return LOCAL_NS + quote(value, safe="")
 
 

@@ -29,7 +29,7 @@ import http.client
 import json
 import threading
 import warnings
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -196,18 +196,27 @@ class SparqlStore(GraphStore):
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
-        if not len(batch):
-            return
-        if self.gsp_endpoint:
-            self._post_ntriples(sparql_text.ntriples(batch).encode())
-        else:
-            lines = sparql_text.ntriples(batch).splitlines()
-            for start in range(0, len(lines), self.update_chunk_triples):
-                data = "\n".join(lines[start : start + self.update_chunk_triples])
-                body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
-                self._update(f"INSERT DATA {{ {body} }}")
-        if batch.names:
-            self._update_text_index()
+        self.prepare_write(batch)()
+
+    def prepare_write(self, batch: LoadBatch) -> Callable[[], None]:
+        # The text is built now, on the loading thread; the returned call only sends it.
+        text = sparql_text.ntriples(batch) if len(batch) else ""
+
+        def send() -> None:
+            if not text:
+                return
+            if self.gsp_endpoint:
+                self._post_ntriples(text.encode())
+            else:
+                lines = text.splitlines()
+                for start in range(0, len(lines), self.update_chunk_triples):
+                    data = "\n".join(lines[start : start + self.update_chunk_triples])
+                    body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
+                    self._update(f"INSERT DATA {{ {body} }}")
+            if batch.names:
+                self._update_text_index()
+
+        return send
 
     def _post_ntriples(self, data: bytes) -> None:
         """SPARQL 1.1 Graph Store HTTP Protocol: POST merges the triples into the graph."""

@@ -11,7 +11,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from kg_store.errors import InvalidId
-from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, normalize_name, to_iri
+from kg_store.ids import FREEBASE_NS, NAME_IRI, NORM_NAME_IRI, from_iri, is_freebase_local, normalize_name, to_iri
 from kg_store.model import Attribute, EntityMatch, LoadBatch
 
 # IRIREF forbids these characters (SPARQL 1.1 grammar, production 139).
@@ -32,7 +32,9 @@ def iri(value: str) -> str:
     if found is None:
         if len(_IRI_CACHE) >= 1 << 18:  # bounded: ~50 MB
             _IRI_CACHE.clear()
-        found = _IRI_CACHE[value] = iri_ref(to_iri(value))
+        # A Freebase-shaped id needs no checks: big loads miss this cache all the time.
+        found = _IRI_CACHE[value] = (f"<{FREEBASE_NS}{value}>" if is_freebase_local(value)
+                                     else iri_ref(to_iri(value)))
     return found
 
 

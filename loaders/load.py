@@ -134,8 +134,8 @@ def _load(
     report = LoadReport(fmt, str(path), store.display_url)
     started = time.perf_counter()
 
-    def write(done: LoadBatch) -> None:
-        store.write(done)
+    def write(done: LoadBatch, load: Callable[[], None]) -> None:
+        load()
         report.triples += len(done.triples)
         report.names += len(done.names)
         report.attributes += len(done.attributes)
@@ -149,9 +149,12 @@ def _load(
 
         def hand_over() -> None:
             nonlocal pending, batch, size
+            # Encoded here while the writer still loads the last batch, then written there
+            # (GraphStore.prepare_write).
+            load = store.prepare_write(batch) if size else None
             if pending is not None:
                 pending.result()  # re-raises the writer's error here, in the caller
-            pending = pool.submit(write, batch) if size else None
+            pending = pool.submit(write, batch, load) if load is not None else None
             batch, size = LoadBatch(), 0
 
         try:

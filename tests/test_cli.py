@@ -207,24 +207,29 @@ def test_interrupted_load_keeps_its_batches_and_a_rerun_completes_it(shared_data
     with gzip.open(shared_data / "freebase" / "fb15k237_freebase.nt.gz", "rt") as whole, gzip.open(data, "wt") as part:
         part.writelines(itertools.islice(whole, 60_000))
     url = f"oxigraph:{tmp_path / 'store'}"
-    real_write = OxigraphStore.write
+    real_prepare = OxigraphStore.prepare_write
     written = []
 
-    def ctrl_c_after_two_batches(store: OxigraphStore, batch) -> None:
-        if len(written) == 2:
-            raise KeyboardInterrupt  # as Ctrl-C would, mid-load; the loader re-raises it in the caller
-        real_write(store, batch)
-        written.append(len(batch))
+    def ctrl_c_after_two_batches(store: OxigraphStore, batch):
+        load = real_prepare(store, batch)
+
+        def write() -> None:
+            if len(written) == 2:
+                raise KeyboardInterrupt  # as Ctrl-C would, mid-load; the loader re-raises it in the caller
+            load()
+            written.append(len(batch))
+
+        return write
 
     monkeypatch.setattr(OxigraphStore, "write_batch_size", 10_000)
-    monkeypatch.setattr(OxigraphStore, "write", ctrl_c_after_two_batches)
+    monkeypatch.setattr(OxigraphStore, "prepare_write", ctrl_c_after_two_batches)
     interrupted = invoke("load", "-f", "freebase-nt", str(data), "--store", url)
     assert interrupted.exit_code == 130 and "run the same command again" in " ".join(interrupted.output.split())
     del interrupted  # its traceback holds the store, and with it Oxigraph's lock: a new process would not
     gc.collect()
     kept = json.loads(invoke("store", "stats", "--store", url, "--json").stdout)["triples"]
     assert 0 < kept < 60_000  # the two batches written before Ctrl-C stay
-    monkeypatch.setattr(OxigraphStore, "write", real_write)
+    monkeypatch.setattr(OxigraphStore, "prepare_write", real_prepare)
     rerun = invoke("load", "-f", "freebase-nt", str(data), "--store", url, "--json")
     assert rerun.exit_code == 0, rerun.output
     stats = json.loads(invoke("store", "stats", "--store", url, "--json").stdout)
@@ -341,3 +346,14 @@ def test_every_command_that_writes_a_file_spells_it_out_the_same_way() -> None:
     writers = {name: params for name, params in writers.items() if params}
     assert {"eval", "memory build", "memory synthesize", "trace html", "train kg-scout"} <= writers.keys()
     assert all(sorted(p.opts) == ["--out", "-o"] for params in writers.values() for p in params), writers
+
+
+def test_eval_says_when_questions_in_flight_would_queue_at_one_copy_of_the_embedded_model(tmp_path: Path) -> None:
+    missing = str(tmp_path / "none.txt")  # fails before any model starts; the note comes first
+    env = {"KGQA_DATA_DIR": str(tmp_path / "data"), "KGQA_LLM_BASE_URL": ""}
+    queued = invoke("eval", "--questions", missing, "-f", "metaqa", "--concurrency", "2", env=env)
+    assert queued.exit_code == 2 and "add --llm-servers 2" in " ".join(queued.output.split())
+    for enough in (["--llm-servers", "2"], []):
+        ran = invoke("eval", "--questions", missing, "-f", "metaqa", *enough, "--concurrency", "2" if enough else "1",
+                     env=env)
+        assert ran.exit_code == 2 and "--llm-servers" not in ran.output

@@ -134,3 +134,33 @@ def test_a_reply_slower_than_the_timeout_is_a_timeout_not_an_unreachable_endpoin
     state.delay, state.script = 1.0, [(200, completion("late"))]
     with pytest.raises(LLMTimeout, match="no reply within 0.3s"):
         OpenAICompatibleClient(url, "m", max_retries=0, timeout=0.3).chat([{"role": "user", "content": "x"}])
+
+
+def test_a_pool_runs_requests_on_idle_copies_at_once_and_queues_the_rest() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agent.llm.pool import PooledLLM
+
+    running, most, lock = 0, 0, threading.Lock()
+    release = threading.Event()
+
+    def slow(messages: list) -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        release.wait(5)
+        with lock:
+            running -= 1
+        return "ok"
+
+    copies = [FakeLLM(slow, name="m"), FakeLLM(slow, name="m")]
+    pool = PooledLLM(copies)
+    with ThreadPoolExecutor(4) as callers:
+        replies = [callers.submit(pool.chat, [{"role": "user", "content": f"q{i}"}]) for i in range(4)]
+        threading.Timer(0.3, release.set).start()
+        assert [r.result(10).text for r in replies] == ["ok"] * 4
+    assert most == 2  # both copies busy at once, never a copy answering two at a time
+    assert sorted(len(c.calls) for c in copies) != [0, 4] and sum(len(c.calls) for c in copies) == 4
+    assert pool.usage.calls == 4 and pool.model_name == "m"

@@ -233,8 +233,8 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
     assert answer["paths"][0]["start"] == {"id": "Hal Ashby", "name": "Hal Ashby"}
 
 
-def server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The command line `open_llm` starts the embedded server with under the current
+def server_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The command lines `open_llm` starts the embedded servers with under the current
     environment (nothing is started)."""
     from agent.llm import factory
     from kgqa.settings import Settings
@@ -242,15 +242,39 @@ def server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]
     started: list[list[str]] = []
 
     class Recorder(LocalLlamaServer):
-        def __enter__(self) -> LocalLlamaServer:
+        def launch(self, exclude_ports: object = ()) -> None:
             started.append(self.command())
+
+        def wait_ready(self, timeout: float = 120.0) -> LocalLlamaServer:
             raise RuntimeError("recorded")
 
     monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
     monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
     with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
         pass
-    return started[0]
+    return started
+
+
+def server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    return server_commands(tmp_path, monkeypatch)[0]
+
+
+def test_copies_of_the_model_share_the_cores_for_generation_and_prompt_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """KGQA_LLM_SERVERS=2 starts two servers; each must cap both thread counts at its
+    share of the cores (prompt reading defaults to all of them: two copies then
+    oversubscribed two cores and ran 2.4x slower than one)."""
+    from agent.llm import factory
+
+    monkeypatch.setattr(factory, "server_threads", lambda: 4)
+    monkeypatch.setenv("KGQA_LLM_SERVERS", "2")
+    commands = server_commands(tmp_path, monkeypatch)
+    assert len(commands) == 2
+    for command in commands:
+        assert command[command.index("--n_threads") + 1] == command[command.index("--n_threads_batch") + 1] == "2"
+    monkeypatch.delenv("KGQA_LLM_SERVERS")
+    (single,) = server_commands(tmp_path, monkeypatch)
+    assert single[single.index("--n_threads_batch") + 1] == "4"
 
 
 def test_gpu_layers_reach_the_server_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,12 +4,13 @@ started for the run and stopped after it; wrapped in the response cache unless o
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from agent.llm.base import LLMClient, LLMError
 from agent.llm.cache import CachedLLM
-from agent.llm.local import MODELS, LocalLlamaServer, assemble
+from agent.llm.local import MODELS, LocalLlamaServer, assemble, server_threads
 from agent.llm.openai_compat import OpenAICompatibleClient
+from agent.llm.pool import PooledLLM
 from agent.settings import Settings
 
 
@@ -28,12 +29,28 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
         return
     model = MODELS[settings.llm]
     weights = assemble(model, settings.data_dir / "models")
-    with LocalLlamaServer(weights, log_dir=settings.data_dir / "logs", gpu_layers=settings.llm_gpu_layers,
-                          logprobs=settings.needs_logprobs) as server:
-        client = OpenAICompatibleClient(
-            server.base_url, weights.stem, timeout=settings.llm_timeout,
-            structured=settings.llm_structured or "json_object", logprobs=server.logprobs,
-        )
+    count = settings.llm_servers
+    servers = [
+        LocalLlamaServer(weights, log_dir=settings.data_dir / "logs" / (f"server-{i}" if count > 1 else ""),
+                         gpu_layers=settings.llm_gpu_layers, logprobs=settings.needs_logprobs,
+                         threads=max(1, server_threads() // count))
+        for i in range(count)
+    ]
+    with ExitStack() as running:
+        # Launched side by side (each loads its weights), from this thread: a server stops
+        # when the thread that launched it ends. All stopped at the end, the ones that did
+        # start included when another failed to.
+        for server in servers:
+            running.callback(server.stop)
+            server.launch(exclude_ports=[s.port for s in servers if s.port])
+        for server in servers:
+            server.wait_ready()
+        clients = [
+            OpenAICompatibleClient(server.base_url, weights.stem, timeout=settings.llm_timeout,
+                                   structured=settings.llm_structured or "json_object", logprobs=server.logprobs)
+            for server in servers
+        ]
+        client = clients[0] if count == 1 else PooledLLM(clients)
         # The cache is keyed by the model file, not the per-run port.
         with _cached(client, settings, f"local:{model.key}:{model.sha256}") as ready:
             yield ready

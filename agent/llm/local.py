@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -132,13 +133,23 @@ class LocalLlamaServer(LocalServer):
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self, timeout: float = 120.0) -> LocalLlamaServer:
+        self.launch()
+        return self.wait_ready(timeout)
+
+    def launch(self, exclude_ports: Collection[int] = ()) -> None:
+        """Start the process without waiting for it. Call it on the thread that will
+        outlive the server: the process is stopped when that thread ends."""
         if not self.available():
             raise LocalModelMissing("llama-cpp-python is not installed: pip install -e '.[local-llm]' (docs/models.md)")
-        self.port = free_port()
+        self.port = free_port(exclude_ports)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
         # must not reach (and stop) the server the next turn needs.
         self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True)
+
+    def wait_ready(self, timeout: float = 120.0) -> LocalLlamaServer:
+        """Wait until the launched server answers (stopping it if it does not in time)."""
+        assert self._proc is not None, "launch() first"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -155,7 +166,10 @@ class LocalLlamaServer(LocalServer):
         """The server's command line (the port is chosen at start)."""
         return [
             sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
-            "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+            "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+            # Prompt reading has its own thread count (all cores by default): copies sharing
+            # the cores must cap both, or they oversubscribe them and each slows several-fold.
+            "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
             "--model_alias", self.model_path.stem,
             # Layers on a GPU: only a CUDA (or Metal) build of llama-cpp-python offloads them;
             # a CPU build keeps them on the CPU (its log says "assigned to device CPU").

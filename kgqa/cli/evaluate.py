@@ -64,6 +64,9 @@ def eval_command(
         "Withhold the questions' topic entities: the pipeline links them from the question's text, as for a "
         "user's question."), rich_help_panel=SELECTION)] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 1,
+    llm_servers: Annotated[int | None, typer.Option(min=1, max=16, help=(
+        "Copies of the embedded model to start (KGQA_LLM_SERVERS): each answers one call at a time "
+        "(docs/benchmarks.md: when this pays)."))] = None,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
     preset: PresetOpt = None,
@@ -111,6 +114,14 @@ def eval_command(
                                    "attention_tokens": fi_attention_tokens})
     if no_cache:
         settings = settings.model_copy(update={"llm_cache": False})
+    if llm_servers is not None:
+        settings = settings.model_copy(update={"llm_servers": llm_servers})
+    if concurrency > settings.llm_servers and not settings.llm_base_url:
+        # One embedded server answers one call at a time: more questions in flight only
+        # queue there, and their own work takes cores from it (measured slower, docs/benchmarks.md).
+        copies = "1 copy" if settings.llm_servers == 1 else f"{settings.llm_servers} copies"
+        console.print(f"note: --concurrency {concurrency} with {copies} of the embedded model: calls queue "
+                      f"there; add --llm-servers {concurrency} to run them at once")
     out_path = out_path or Path(f"results-{pipeline}-{questions.stem}.jsonl")
     if out_path.suffix == ".gz":  # results are appended line by line; a gzipped copy is read only by `compare`
         raise fail(f"--out must be plain JSONL, not {out_path}: gunzip -k it and pass the .jsonl", 2)
