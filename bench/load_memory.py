@@ -15,27 +15,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.synthetic_kg import write_synthetic_kg
-
 
 def peak_rss_of(command: list[str]) -> tuple[float, float]:
-    """(peak resident MB, seconds) of a child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """(peak resident MB, seconds) of one child process, read from its own rusage. A forked
+    child counts its parent's resident pages until it execs, so the parent must stay
+    small: the data is written by a child of its own (`generate`)."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far: run sizes in increasing order.
-    return max(peak, before) / 1024, seconds
+    if child.returncode:
+        raise SystemExit(f"{' '.join(command)} exited with {child.returncode}")
+    return usage.ru_maxrss / 1024, seconds
+
+
+def generate(path: Path, facts: int) -> dict:
+    """The synthetic KG, written by a child process (its memory never becomes ours)."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("synthetic_kg.py")), "--facts", str(facts),
+                           "--out", str(path)], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
 
 
 def main() -> None:
@@ -48,7 +54,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kgqa-load-memory-") as tmp:
         for facts in sizes:
             data = Path(tmp) / f"synthetic-{facts}.nt.gz"
-            written = write_synthetic_kg(data, facts)
+            written = generate(data, facts)
             lines = written["facts"] + written["names"]
             target = Path(tmp) / f"{args.mode}-{facts}"
             command = [sys.executable, "-m", "kgqa.cli", args.mode, "-f", "freebase-nt", str(data)]

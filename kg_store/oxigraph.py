@@ -36,8 +36,8 @@ _DEFAULT = ox.DefaultGraph()
 
 
 class OxigraphStore(GraphStore):
-    # Small enough that parsing the next batch overlaps Oxigraph's load of this one for most
-    # of a file (bench/store.py: 131k facts/s against 109k with 200k batches on FB15k-237).
+    # Small enough that parsing and encoding the next batch overlap Oxigraph's load of this
+    # one for most of a file; at five million facts 50k loaded fastest (bench/store.py).
     write_batch_size = 50_000
 
     def __init__(self, url: str, path: str | Path | None, *, read_only: bool = False, **kwargs) -> None:
