@@ -23,6 +23,12 @@ class ScoreWeights(BaseModel):
     depth: float = Field(default=0.1, description="Bonus when the path's depth is the depth a path memory predicts.")
     length: float = Field(default=0.05, description="Penalty per hop beyond the first: a longer path must earn "
                           "its extra hops by a closer match (the embeddings alone favour longer paths).")
+    unnamed: float = Field(default=0.2, description="Penalty per step whose relation the question does not name "
+                           "(paths.names_relation): the embeddings favour paths that run on past the answer "
+                           "(written_by, then starred_actors, for 'what did X write').")
+    missing: float = Field(default=0.1, description="Penalty per relation the question names (of those the candidate "
+                           "paths walk) that the path does not walk: 'who directed the films X acted in' is not answered "
+                           "by the films X acted in.")
     back: float = Field(default=0.1, description="Penalty for a path that ends among its topic's siblings (it walks "
                         "its last relation back: the films that share X's director) when the question does not ask "
                         "for siblings ('also', 'same', 'share', 'co-'), or that never walks back when it does.")
@@ -98,7 +104,8 @@ class PoGConfig(BaseModel):
         default="structural", description="structural: an answer the LLM names must end a kept path; "
         "llm: PoG's own {Yes}/{No} judgement as well (for strong models).")
     answer_margin: float = Field(
-        default=0.5, ge=0.0, description="A kept path may give the answer when its score is within this of the best.")
+        default=0.05, ge=0.0, description="The model's pick answers when its path scores within this of the best path "
+        "so far; a pick further below gives way to the best path (tuned on MetaQA dev without a memory).")
     path_memory: Path | None = Field(default=None, description="A path-memory file (kgqa memory build).")
     memory_k: int = Field(default=10, ge=1, description="Remembered questions that vote.")
     memory_confidence: float = Field(

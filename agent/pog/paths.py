@@ -106,6 +106,28 @@ def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
     return len(steps) >= 2 and _reverses(steps[-2], steps[-1])  # ends among its start's siblings
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+_FUNCTION_WORDS = frozenset({"have", "with", "from", "into", "that", "this", "than"})
+_QUESTION_WORDS = frozenset({"the", "who", "what", "which", "whom", "whose", "when", "where", "why", "how", "was",
+                             "were", "are", "did", "does", "for", "and", "that", "this", "with", "from", "has",
+                             "had", "have", "can", "you", "some", "any", "all", "its", "their", "his", "her"})
+
+
+def names_relation(question: str, relation: str) -> bool:
+    """Whether the question names the relation: a word of its property (four letters or
+    more) occurs in the question by its first four letters ("writer" and "screenwriter"
+    name `written_by`, "released" names `release_year`), or begins with a word of the
+    question ("act" names `starred_actors`)."""
+    text = question.lower()
+    # A Freebase relation's property alone (`film.film.directed_by`: "directed by"): its
+    # type's words ("film") name nearly every question about the domain.
+    words = relation_words(relation if "://" in relation else relation.replace("/", ".").rsplit(".", 1)[-1])
+    words = [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+    asked = [w for w in _WORD.findall(text) if len(w) >= 3 and w not in _QUESTION_WORDS]
+    # Either way round: "writer" holds `written`'s "writ", "act" begins `actors`.
+    return any(w[:4] in text or any(w.startswith(a) for a in asked) for w in words)
+
+
 def _reverses(step: StepTuple, following: StepTuple) -> bool:
     """Whether `following` walks `step`'s relation backwards: back to entities of the kind
     the step came from (the films that share X's director)."""

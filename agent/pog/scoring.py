@@ -5,6 +5,8 @@
           + w.memory    * path-memory vote for the path's relation sequence
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
+          - w.unnamed   * steps whose relation the question does not name
+          - w.missing   * relations the question names (among the candidates') the path does not walk
           - w.back      * [the path ends among the topic's siblings and the question does
                            not ask for siblings, or the question asks and it never walks back]
 
@@ -22,7 +24,7 @@ import numpy as np
 from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
-from agent.pog.paths import asks_for_siblings, chain_text, named_depth, sibling_mismatch
+from agent.pog.paths import asks_for_siblings, chain_text, named_depth, names_relation, sibling_mismatch
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
 
@@ -43,6 +45,14 @@ class PathScorer:
         self.indicator_vector = vectors[1] if indicator else None
         self.prior = {chain_key(p.steps): p.weight for p in prior}
         self.asks_for_siblings = asks_for_siblings(question)
+        self.question = question
+        self._named: dict[str, bool] = {}
+
+    def named(self, relation: str) -> bool:
+        found = self._named.get(relation)
+        if found is None:
+            found = self._named[relation] = names_relation(self.question, relation)
+        return found
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
@@ -64,15 +74,19 @@ class PathScorer:
         to_question = vectors @ self.question_vector
         to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
         w = self.weights
+        # The relations the question names, among those the candidates walk.
+        asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing else set()
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
-                     "back": float(sibling_mismatch(steps, self.asks_for_siblings))}
+                     "back": float(sibling_mismatch(steps, self.asks_for_siblings)),
+                     "unnamed": float(sum(not self.named(r) for r, _ in steps)),
+                     "missing": float(len(asked - {r for r, _ in steps}))}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
-                              - w.back * parts["back"])
+                              - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
