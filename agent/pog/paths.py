@@ -113,19 +113,33 @@ _QUESTION_WORDS = frozenset({"the", "who", "what", "which", "whom", "whose", "wh
                              "had", "have", "can", "you", "some", "any", "all", "its", "their", "his", "her"})
 
 
-def names_relation(question: str, relation: str) -> bool:
-    """Whether the question names the relation: a word of its property (four letters or
-    more) occurs in the question by its first four letters ("writer" and "screenwriter"
-    name `written_by`, "released" names `release_year`), or begins with a word of the
-    question ("act" names `starred_actors`)."""
-    text = question.lower()
-    # A Freebase relation's property alone (`film.film.directed_by`: "directed by"): its
-    # type's words ("film") name nearly every question about the domain.
+def relation_naming_words(relation: str) -> list[str]:
+    """The words of a relation that a question may name it by: its property's (a Freebase
+    relation's type words, "film" in `film.film.directed_by`, name nearly every question
+    about the domain), four letters or more."""
     words = relation_words(relation if "://" in relation else relation.replace("/", ".").rsplit(".", 1)[-1])
-    words = [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
-    asked = [w for w in _WORD.findall(text) if len(w) >= 3 and w not in _QUESTION_WORDS]
-    # Either way round: "writer" holds `written`'s "writ", "act" begins `actors`.
-    return any(w[:4] in text or any(w.startswith(a) for a in asked) for w in words)
+    return [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+
+
+def question_naming_words(question: str) -> list[str]:
+    """The words of a question that may name a relation: three letters or more, not a
+    question's own ("who", "were", "the")."""
+    return [w for w in _WORD.findall(question.lower()) if len(w) >= 3 and w not in _QUESTION_WORDS]
+
+
+_INFLECTION = re.compile(r"(?:ing|ed|es|s)$")
+
+
+def names_relation(question: str, relation: str) -> bool:
+    """Whether the question names the relation by its letters: a word of its property (four
+    letters or more) occurs in the question by its first four letters ("writer" and
+    "screenwriter" name `written_by`, "released" names `release_year`), or begins with a
+    word of the question, bare or without its inflection ("act" and "acted" name
+    `starred_actors`). Synonyms ("wrote", "penned") are the scorer's embedding test."""
+    text = question.lower()
+    asked = question_naming_words(question)
+    stems = [stem for w in asked if len(stem := _INFLECTION.sub("", w)) >= 3]
+    return any(w[:4] in text or any(w.startswith(a) for a in asked + stems) for w in relation_naming_words(relation))
 
 
 def _reverses(step: StepTuple, following: StepTuple) -> bool:

@@ -5,7 +5,8 @@
           + w.memory    * path-memory vote for the path's relation sequence
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
-          - w.unnamed   * steps whose relation the question does not name
+          - w.unnamed   * steps whose relation the question does not name (by its letters, or a
+                          synonym: word embeddings at least w.synonym alike)
           - w.missing   * relations the question names (among the candidates') the path does not walk
           - w.back      * [the path ends among the topic's siblings and the question does
                            not ask for siblings, or the question asks and it never walks back]
@@ -24,7 +25,15 @@ import numpy as np
 from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
-from agent.pog.paths import asks_for_siblings, chain_text, named_depth, names_relation, sibling_mismatch
+from agent.pog.paths import (
+    asks_for_siblings,
+    chain_text,
+    named_depth,
+    names_relation,
+    question_naming_words,
+    relation_naming_words,
+    sibling_mismatch,
+)
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
 
@@ -47,12 +56,28 @@ class PathScorer:
         self.asks_for_siblings = asks_for_siblings(question)
         self.question = question
         self._named: dict[str, bool] = {}
+        self._question_word_vectors: np.ndarray | None = None
 
     def named(self, relation: str) -> bool:
+        """Whether the question names the relation: by its letters (`paths.names_relation`)
+        or by a synonym, a question word whose embedding is close to one of the relation's
+        words ("wrote" and "penned" for `written_by`, "languages" for `in_language`)."""
         found = self._named.get(relation)
         if found is None:
-            found = self._named[relation] = names_relation(self.question, relation)
+            found = self._named[relation] = names_relation(self.question, relation) or self._names_by_synonym(relation)
         return found
+
+    def _names_by_synonym(self, relation: str) -> bool:
+        words = relation_naming_words(relation)
+        if not words:
+            return False
+        if self._question_word_vectors is None:
+            asked = question_naming_words(self.question)
+            self._question_word_vectors = self.embedder.encode(asked) if asked else np.zeros((0, 1), np.float32)
+        if not len(self._question_word_vectors):
+            return False
+        similarity = self._question_word_vectors @ self.embedder.encode(words).T
+        return bool((similarity >= self.weights.synonym).any())
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
