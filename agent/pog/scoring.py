@@ -61,7 +61,7 @@ class PathScorer:
     def named(self, relation: str) -> bool:
         """Whether the question names the relation: by its letters (`paths.names_relation`)
         or by a synonym, a question word whose embedding is close to one of the relation's
-        words ("wrote" and "penned" for `written_by`, "languages" for `in_language`)."""
+        words ("wrote" and "penned" for `written_by`)."""
         found = self._named.get(relation)
         if found is None:
             found = self._named[relation] = names_relation(self.question, relation) or self._names_by_synonym(relation)
