@@ -24,11 +24,15 @@ class ScoreWeights(BaseModel):
     length: float = Field(default=0.05, description="Penalty per hop beyond the first: a longer path must earn "
                           "its extra hops by a closer match (the embeddings alone favour longer paths).")
     unnamed: float = Field(default=0.2, description="Penalty per step whose relation the question does not name "
-                           "(paths.names_relation): the embeddings favour paths that run on past the answer "
+                           "(PathScorer.named): the embeddings favour paths that run on past the answer "
                            "(written_by, then starred_actors, for 'what did X write').")
     missing: float = Field(default=0.1, description="Penalty per relation the question names (of those the candidate "
                            "paths walk) that the path does not walk: 'who directed the films X acted in' is not answered "
                            "by the films X acted in.")
+    first: float = Field(default=0.1, description="Penalty for a path whose first step is not the relation the "
+                         "question names next to its topic, or as what the topic shares (paths.topic_relation): "
+                         "sentence embeddings hardly see order, and 'the release years of the films that share "
+                         "directors with X' matched release_year, back, directed_by as well as the right path.")
     synonym: float = Field(default=0.75, ge=0.0, le=1.0, description="How alike (cosine of the word embeddings) a "
                            "question word and a word of a relation must be for the word to name the relation, where "
                            "the letters do not ('wrote' names `written_by` at 0.89; 'films' is 0.64 from 'actors', "

@@ -121,25 +121,64 @@ def relation_naming_words(relation: str) -> list[str]:
     return [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
 
 
-def question_naming_words(question: str) -> list[str]:
-    """The words of a question that may name a relation: three letters or more, not a
+def question_tokens(question: str) -> list[str]:
+    """The question's words in order, as written (the topic mask stays `X`)."""
+    return _WORD.findall(question)
+
+
+def may_name_a_relation(word: str) -> bool:
+    """A word of the question that may name a relation: three letters or more, not a
     question's own ("who", "were", "the")."""
-    return [w for w in _WORD.findall(question.lower()) if len(w) >= 3 and w not in _QUESTION_WORDS]
+    return len(word) >= 3 and word not in _QUESTION_WORDS
 
 
 _INFLECTION = re.compile(r"(?:ing|ed|es|s)$")
 
 
-def names_relation(question: str, relation: str) -> bool:
-    """Whether the question names the relation by its letters: a word of its property (four
-    letters or more) occurs in the question by its first four letters ("writer" and
-    "screenwriter" name `written_by`, "released" names `release_year`), or begins with a
-    word of the question, bare or without its inflection ("act" and "acted" name
-    `starred_actors`). Synonyms ("wrote", "penned") are the scorer's embedding test."""
-    text = question.lower()
-    asked = question_naming_words(question)
-    stems = [stem for w in asked if len(stem := _INFLECTION.sub("", w)) >= 3]
-    return any(w[:4] in text or any(w.startswith(a) for a in asked + stems) for w in relation_naming_words(relation))
+def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
+    """Whether a (lower-case) question word names a relation by its letters: it holds a
+    relation word's first four letters ("writer" and "screenwriter" name `written_by`,
+    "released" names `release_year`), or a relation word begins with it, bare or without
+    its inflection ("act" and "acted" name `starred_actors`). Synonyms ("wrote", "penned")
+    are the scorer's embedding test."""
+    if any(w[:4] in word for w in relation_words):
+        return True
+    if not may_name_a_relation(word):
+        return False
+    stem = _INFLECTION.sub("", word)
+    return any(w.startswith(word) or (len(stem) >= 3 and w.startswith(stem)) for w in relation_words)
+
+
+# "films that share actors with X", "whose actors also appear in X": the relation named
+# beside these is the one the topic shares with the answers' entities.
+_SHARING_BEFORE = frozenset({"share", "shares", "shared", "sharing", "same"})
+_SHARING_AFTER = frozenset({"also"})
+
+
+def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topic_at: int) -> str | None:
+    """The relation a path's first step should walk: the one the question names next to its
+    topic ("who directed the movies written by the writer of X": `written_by`), or the one
+    it names as shared ("the films that share actors with X are directed by who":
+    `starred_actors`, wherever it stands). `words` are the question's lower-case words,
+    `naming` the positions of the words that name each relation, `topic_at` the topic's
+    position. None unless two relations are named and one wins alone."""
+    if sum(bool(p) for p in naming.values()) < 2:
+        return None
+    named_at: dict[int, set[str]] = {}
+    for relation, positions in naming.items():
+        for i in positions:
+            named_at.setdefault(i, set()).add(relation)
+
+    def only(relations: set[str]) -> str | None:
+        return next(iter(relations)) if len(relations) == 1 else None
+
+    for i, relations in sorted(named_at.items()):
+        before = [w for w in words[max(0, i - 2):i] if w != "the"]
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if (before and before[-1] in _SHARING_BEFORE) or after in _SHARING_AFTER:
+            return only(relations)
+    nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
+    return only(named_at[nearest])
 
 
 def _reverses(step: StepTuple, following: StepTuple) -> bool:

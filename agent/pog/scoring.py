@@ -8,6 +8,8 @@
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
                           synonym: word embeddings at least w.synonym alike)
           - w.missing   * relations the question names (among the candidates') the path does not walk
+          - w.first     * [the path's first step is not the relation the question names beside its
+                           topic, or as what the topic shares (`paths.topic_relation`)]
           - w.back      * [the path ends among the topic's siblings and the question does
                            not ask for siblings, or the question asks and it never walks back]
 
@@ -24,15 +26,17 @@ import numpy as np
 
 from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
-from agent.pog.memory import mask_question
+from agent.pog.memory import MASK, mask_question
 from agent.pog.paths import (
     asks_for_siblings,
     chain_text,
+    may_name_a_relation,
     named_depth,
-    names_relation,
-    question_naming_words,
+    question_tokens,
     relation_naming_words,
     sibling_mismatch,
+    topic_relation,
+    word_names_relation,
 )
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
@@ -55,29 +59,36 @@ class PathScorer:
         self.prior = {chain_key(p.steps): p.weight for p in prior}
         self.asks_for_siblings = asks_for_siblings(question)
         self.question = question
-        self._named: dict[str, bool] = {}
-        self._question_word_vectors: np.ndarray | None = None
+        tokens = question_tokens(question)
+        self.words = [t.lower() for t in tokens]
+        masks = [i for i, t in enumerate(tokens) if t == MASK]
+        self.topic_at = masks[0] if len(masks) == 1 else None  # one topic mention: the first-step cue
+        self._naming: dict[str, frozenset[int]] = {}
+        self._word_vectors: np.ndarray | None = None
 
-    def named(self, relation: str) -> bool:
-        """Whether the question names the relation: by its letters (`paths.names_relation`)
-        or by a synonym, a question word whose embedding is close to one of the relation's
-        words ("wrote" and "penned" for `written_by`)."""
-        found = self._named.get(relation)
+    def naming_positions(self, relation: str) -> frozenset[int]:
+        """Where the question names the relation: the positions of its words that name it by
+        their letters (`paths.word_names_relation`) or as a synonym, a word whose embedding
+        is close to one of the relation's words ("wrote" and "penned" for `written_by`)."""
+        found = self._naming.get(relation)
         if found is None:
-            found = self._named[relation] = names_relation(self.question, relation) or self._names_by_synonym(relation)
+            words = relation_naming_words(relation)
+            found = self._naming[relation] = frozenset(
+                i for i, w in enumerate(self.words) if word_names_relation(w, words)) | self._synonyms_of(words)
         return found
 
-    def _names_by_synonym(self, relation: str) -> bool:
-        words = relation_naming_words(relation)
-        if not words:
-            return False
-        if self._question_word_vectors is None:
-            asked = question_naming_words(self.question)
-            self._question_word_vectors = self.embedder.encode(asked) if asked else np.zeros((0, 1), np.float32)
-        if not len(self._question_word_vectors):
-            return False
-        similarity = self._question_word_vectors @ self.embedder.encode(words).T
-        return bool((similarity >= self.weights.synonym).any())
+    def named(self, relation: str) -> bool:
+        return bool(self.naming_positions(relation))
+
+    def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
+        if not relation_words:
+            return frozenset()
+        if self._word_vectors is None:
+            self._word_vectors = self.embedder.encode(self.words) if self.words else np.zeros((0, 1), np.float32)
+        if not len(self._word_vectors):
+            return frozenset()
+        close = (self._word_vectors @ self.embedder.encode(relation_words).T >= self.weights.synonym).any(axis=1)
+        return frozenset(i for i in np.flatnonzero(close) if may_name_a_relation(self.words[i]))
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
@@ -99,8 +110,11 @@ class PathScorer:
         to_question = vectors @ self.question_vector
         to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
         w = self.weights
-        # The relations the question names, among those the candidates walk.
-        asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing else set()
+        # The relations the question names, among those the candidates walk, and of them the
+        # one a path should walk first.
+        asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing or w.first else set()
+        first = (topic_relation(self.words, {r: self.naming_positions(r) for r in sorted(asked)}, self.topic_at)
+                 if w.first and self.topic_at is not None else None)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
@@ -108,10 +122,12 @@ class PathScorer:
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
                      "back": float(sibling_mismatch(steps, self.asks_for_siblings)),
                      "unnamed": float(sum(not self.named(r) for r, _ in steps)),
-                     "missing": float(len(asked - {r for r, _ in steps}))}
+                     "missing": float(len(asked - {r for r, _ in steps})),
+                     "first": float(first is not None and steps[0][0] != first)}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
-                              - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"])
+                              - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"]
+                              - w.first * parts["first"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
