@@ -58,13 +58,13 @@ class PathScorer:
         self.indicator_vector = vectors[1] if indicator else None
         self.prior = {chain_key(p.steps): p.weight for p in prior}
         self.asks_for_siblings = asks_for_siblings(question)
-        self.question = question
         tokens = question_tokens(question)
         self.words = [t.lower() for t in tokens]
         masks = [i for i, t in enumerate(tokens) if t == MASK]
         self.topic_at = masks[0] if len(masks) == 1 else None  # one topic mention: the first-step cue
         self._naming: dict[str, frozenset[int]] = {}
-        self._word_vectors: np.ndarray | None = None
+        self._may_name = [i for i, w in enumerate(self.words) if may_name_a_relation(w)]
+        self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
 
     def naming_positions(self, relation: str) -> frozenset[int]:
         """Where the question names the relation: the positions of its words that name it by
@@ -81,14 +81,12 @@ class PathScorer:
         return bool(self.naming_positions(relation))
 
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
-        if not relation_words:
+        if not relation_words or not self._may_name:
             return frozenset()
         if self._word_vectors is None:
-            self._word_vectors = self.embedder.encode(self.words) if self.words else np.zeros((0, 1), np.float32)
-        if not len(self._word_vectors):
-            return frozenset()
+            self._word_vectors = self.embedder.encode([self.words[i] for i in self._may_name])
         close = (self._word_vectors @ self.embedder.encode(relation_words).T >= self.weights.synonym).any(axis=1)
-        return frozenset(i for i in np.flatnonzero(close) if may_name_a_relation(self.words[i]))
+        return frozenset(self._may_name[k] for k in np.flatnonzero(close))
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
