@@ -3,6 +3,8 @@ and the predicted depth, in one LLM call; the path memory's prior when there is 
 
 from __future__ import annotations
 
+import math
+
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -54,14 +56,11 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
         first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
         reachable = ctx.memory.reachable(ctx.neighbours, [t.id for t in topics], depth=config.max_depth,
-                                         max_frontier=config.max_frontier) if ctx.memory.synthetic else None
+                                         max_frontier=config.max_frontier) if ctx.synthetic_memory else None
         prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
                                  exclude_group=state.get("question_group"), k=config.memory_k,
                                  first_steps=first_steps, question=masked, reachable=reachable)
-    # A synthesised memory's best guess at the depth beats the small model's (measured on
-    # MetaQA dev: the model says 1 hop for 26 of 200 one-hop questions), even when unsure.
-    confidence = 0.0 if ctx.memory is not None and ctx.memory.synthetic else config.memory_confidence
-    depth, depth_source = predict_depth(config, analysis, indicator, prior, confidence)
+    depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
     return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
@@ -80,6 +79,18 @@ def analysis_is_read(config: PoGConfig, *, has_memory: bool) -> bool:
     call")."""
     return (config.analysis == "always" or not has_memory or config.start_depth == "model"
             or config.plan_in_prompts or config.summary == "llm" or config.supplement_search == "linked")
+
+
+def memory_confidence(ctx: PoGContext) -> float:
+    """The vote share from which the path memory's depth is where phase 1 starts. A
+    synthesised memory's best guess beats the small model's (MetaQA dev: the model says 1
+    hop for 26 of 200 one-hop questions), even when unsure, but not structure's: it was
+    deeper than the question for 7 of 200 one-hop dev questions ("what was X the director
+    of" read as the 2-hop "the director of the films X wrote"), which exploring every depth
+    and letting its vote join the score (`weights.synthetic_memory`) answers."""
+    if not ctx.synthetic_memory:
+        return ctx.config.memory_confidence
+    return 0.0 if ctx.config.start_depth == "model" else math.inf
 
 
 def predict_depth(config: PoGConfig, analysis: Analysis, indicator: str, prior: list,

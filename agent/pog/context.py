@@ -32,6 +32,11 @@ class PoGContext:
         if self.memory is None and self.config.path_memory is not None:
             self.memory = PathMemory.load(self.config.path_memory, self.embedder)
 
+    @property
+    def synthetic_memory(self) -> bool:
+        """Whether the path memory was synthesised from the graph (no labelled question)."""
+        return self.memory is not None and self.memory.synthetic
+
     @cached_property
     def coarse_scorer(self) -> AttentionPathScorer | SimilarityPathScorer:
         return coarse_scorer(self.config.fi.coarse, self.embedder, self.model_weights,

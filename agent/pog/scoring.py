@@ -2,7 +2,8 @@
 
     score = w.question  * cos(question, relations of the path)
           + w.indicator * cos(LLM indicator, relations of the path)
-          + w.memory    * path-memory vote for the path's relation sequence
+          + w.memory    * path-memory vote for the path's relation sequence (w.synthetic_memory
+                          for a synthesised memory)
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
@@ -89,7 +90,12 @@ class PathScorer:
         return frozenset(self._may_name[k] for k in np.flatnonzero(close))
 
     @classmethod
-    def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState) -> PathScorer:
+    def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState, *,
+                  synthetic_memory: bool = False) -> PathScorer:
+        """The scorer of one question's paths; a synthesised memory's prior votes with
+        `weights.synthetic_memory`."""
+        if synthetic_memory:
+            weights = weights.model_copy(update={"memory": weights.synthetic_memory})
         names = [t.name or t.id for t in state.get("topics") or []]
         indicator = state.get("indicator")
         # Only a path memory's depth earns the bonus: the small model's own guess is too
