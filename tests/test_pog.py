@@ -646,3 +646,52 @@ def test_a_path_that_leaves_out_a_relation_the_question_names_ranks_below_one_th
     short, full = scored(ScoreWeights())
     assert (short["missing"], full["missing"]) == (1.0, 0.0)
     assert full["total"] > short["total"]
+
+
+def synthesised_entry(number: int, text: str, chain: list[tuple[str, bool]]) -> MemoryEntry:
+    return MemoryEntry(question_id=f"synthetic:{number}", question=text, paths=[chain], depth=len(chain),
+                       synthetic=True, support=1.0)
+
+
+def test_a_synthesised_memory_votes_at_every_depth_instead_of_choosing_one(embedder: Embedder) -> None:
+    """Its best guess (a 2-hop sequence here) does not confine phase 1 to that depth:
+    every depth is explored, its vote counts with `weights.synthetic_memory`, and no depth
+    bonus is paid (MetaQA dev: its guess was deeper than 7 of 200 one-hop questions)."""
+    memory = PathMemory([synthesised_entry(1, "which movies did X direct", [("directed_by", False)]),
+                         synthesised_entry(2, "who starred in the movies X was the director of",
+                                           [("directed_by", False), ("starred_actors", True)])], embedder)
+    llm = scripted(analyse=analysis(1), answer="I am not sure.")
+    state = ask(llm, embedder, "what was Penny Marshall the director of", ("Penny Marshall",), memory=memory)
+    assert state["path_prior"][0].depth == 2
+    assert state["depth_source"] == "structure" and {c.depth for c in state["candidates"]} == {1, 2, 3}
+    two_hop = next(c for c in state["kept"] if [s[0] for s in c.steps] == ["directed_by", "starred_actors"])
+    parts = two_hop.score_parts
+    assert parts["depth"] == 0.0
+    assert parts["total"] == pytest.approx(parts["question"] + 0.4 * parts["memory"] - 0.05 - 0.2 * parts["unnamed"]
+                                           - 0.1 * parts["missing"] - 0.1 * parts["first"] - 0.1 * parts["back"],
+                                           abs=1e-3)
+
+
+def test_a_split_synthesised_vote_gives_way_to_the_path_the_question_names(embedder: Embedder) -> None:
+    """"what was Michael Epstein the director of" (MetaQA dev): the synthesised memory put
+    0.60 on "directed by, then starred actors" and 0.38 on "directed by". At the labelled
+    memory's weight that vote decides; at the synthesised one's the step the question
+    never names costs the longer path its lead."""
+    from agent.pog.config import ScoreWeights
+    from agent.pog.memory import mask_question
+    from agent.pog.scoring import PathScorer
+    from agent.pog.state import PriorChain
+
+    question = mask_question("what was Michael Epstein the director of", ["Michael Epstein"])
+    one, two = (("directed_by", False),), (("directed_by", False), ("starred_actors", True))
+    prior = [PriorChain(steps=list(two), weight=0.60, depth=2), PriorChain(steps=list(one), weight=0.38, depth=1)]
+
+    def best(weights: ScoreWeights, synthetic: bool) -> int:
+        state = {"question": question, "topics": [], "path_prior": prior, "predicted_depth": 3,
+                 "depth_source": "structure"}
+        scorer = PathScorer.for_state(embedder, weights, state, synthetic_memory=synthetic)
+        totals = [p["total"] for p in scorer.score([(one, {}, 1), (two, {}, 2)])]
+        return 1 + totals.index(max(totals))
+
+    assert best(ScoreWeights(), synthetic=False) == 2  # the labelled memory's weight: its vote decides
+    assert best(ScoreWeights(), synthetic=True) == 1

@@ -82,12 +82,13 @@ def analysis_is_read(config: PoGConfig, *, has_memory: bool) -> bool:
 
 
 def memory_confidence(ctx: PoGContext) -> float:
-    """The vote share from which the path memory's depth is where phase 1 starts. A
-    synthesised memory's best guess beats the small model's (MetaQA dev: the model says 1
-    hop for 26 of 200 one-hop questions), even when unsure, but not structure's: it was
-    deeper than the question for 7 of 200 one-hop dev questions ("what was X the director
-    of" read as the 2-hop "the director of the films X wrote"), which exploring every depth
-    and letting its vote join the score (`weights.synthetic_memory`) answers."""
+    """The vote share from which the path memory's depth is where phase 1 starts: a
+    labelled memory's `memory_confidence`. A synthesised memory's best guess, even unsure,
+    beats the small model's (`start_depth=model`; MetaQA dev: the model says 1 hop for 26 of
+    200 one-hop questions), but sets no depth otherwise: it was deeper than the question for
+    7 of 200 one-hop dev questions ("what was X the director of" read as "the director of
+    the films X wrote"). Every depth is explored, and its vote is one term of the path
+    score (`weights.synthetic_memory`)."""
     if not ctx.synthetic_memory:
         return ctx.config.memory_confidence
     return 0.0 if ctx.config.start_depth == "model" else math.inf
