@@ -36,7 +36,7 @@ def write_trace(path: Path, document: dict) -> Path:
 
 # Nodes that may change the answer after the model gave its own, and how a reader names them.
 _OVERRULERS = {"integrate_answers_fi": "GraphRAG-FI", "integrate_answers": "GraphRAG-FI",
-               "apply_mentions": "constraint", "apply_superlative": "constraint"}
+               "apply_superlative": "constraint"}
 
 
 def answer_verdict(document: dict) -> dict | None:

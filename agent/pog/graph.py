@@ -16,8 +16,6 @@
           │ ──► [answer_with_knowledge] ──┐                           │
        finalise ◄─────────────────────────┴───────────────────────────┘
           │
-    apply_mentions
-          │
     apply_superlative
           │
     [integrate_answers_fi]
@@ -30,10 +28,8 @@ entities by a bidirectional search (`"linked"`, the paper's). Phase 3 (expand) t
 one more hop from the best paths, `expand_rounds` times. When nothing sufficed,
 answer_with_knowledge lets the model answer from the paths and its own knowledge
 (`final_answer="llm"`, the paper's); finalise otherwise answers with the best path.
-apply_mentions puts first the answers that something else the question names points at
-(the character on a voice actor's performance), and apply_superlative orders them by a
-date or number the graph holds about them when the question asks for "the latest", "the
-largest" and the like.
+apply_superlative orders the answers by a date or number the graph holds about them when
+the question asks for "the latest", "the largest" and the like.
 Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
 `config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
 `config.fi.filter` / `config.fi.integrate`. `config.preset` sets these knobs together
@@ -51,7 +47,7 @@ from agent.events import with_default_context
 from agent.pog.analysis import analyse_question
 from agent.pog.answering import answer_from_paths, answer_with_knowledge, finalise, summarise_paths
 from agent.pog.config import PoGConfig
-from agent.pog.constraints import apply_mentions, apply_superlative
+from agent.pog.constraints import apply_superlative
 from agent.pog.context import PoGContext
 from agent.pog.exploration import (
     expand_nodes,
@@ -90,7 +86,6 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     add("summarise_paths", summarise_paths)
     add("answer_from_paths", answer_from_paths)
     add("finalise", finalise)
-    add("apply_mentions", apply_mentions)
     add("apply_superlative", apply_superlative)
     later_phases = []
     if config.supplement:
@@ -125,8 +120,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     last_resort = ["answer_with_knowledge"] if config.final_answer == "llm" else []
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
                                 ["finalise", "go_deeper", *later_phases, *last_resort])
-    graph.add_edge("finalise", "apply_mentions")
-    graph.add_edge("apply_mentions", "apply_superlative")
+    graph.add_edge("finalise", "apply_superlative")
     if config.fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
         add("integrate_answers_fi", integrate_answers_fi)
         graph.add_edge("apply_superlative", "integrate_answers_fi")

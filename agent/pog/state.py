@@ -90,7 +90,6 @@ class PoGState(TypedDict, total=False):
     answer_path: PathCandidate | None
     sufficient: bool
     source: Source | None
-    mentions: dict[str, list[str]]  # answer -> what the question names about it (apply_mentions)
     # a superlative's ordering of the answers: the relation read and each answer's value
     constraint: dict[str, object]
     # one record per node run, for traces (appended, never replaced)
