@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 
 from pydantic import BaseModel
 
@@ -198,22 +199,86 @@ def places_of_people(question: str) -> list[tuple[str, str]]:
 
 
 SCHEMA_WORD_WEIGHT = 0.25  # dev WebQSP linking@1: 0.824 without, 0.837 at 0.5, 0.843 at 0.25; MetaQA unchanged
-_SCHEMA_WORDS: weakref.WeakKeyDictionary[GraphStore, frozenset[str]] = weakref.WeakKeyDictionary()
+_RELATION_WORDS: weakref.WeakKeyDictionary[GraphStore, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
-def schema_words(store: GraphStore) -> frozenset[str]:
-    """The words of the graph's relation names, stemmed ("country" from
-    `location.country.capital`, "director" from an IRI's `hasDirector`): a question span
-    made only of them most likely says which relation is asked about ("what country",
-    "what form of government"), not which entity. Read once per store (the relations of
-    a store that is written to later are not seen again)."""
-    if store not in _SCHEMA_WORDS:
+def relation_vocabulary(store: GraphStore) -> frozenset[str]:
+    """The words of the graph's relation names as written ("country" and "capital" from
+    `location.country.capital`, "has" and "director" from an IRI's `hasDirector`). Read
+    once per store (the relations of a store that is written to later are not seen again)."""
+    if store not in _RELATION_WORDS:
         words = set()
         for relation in store.relation_names():
             text = relation_words(relation) if "://" in relation else relation.lower()
-            words |= {_stem(word) for word in re.split(r"[^a-z0-9]+", text) if word}
-        _SCHEMA_WORDS[store] = frozenset(words)
-    return _SCHEMA_WORDS[store]
+            words |= {word for word in re.split(r"[^a-z0-9]+", text) if word}
+        _RELATION_WORDS[store] = frozenset(words)
+    return _RELATION_WORDS[store]
+
+
+def schema_words(store: GraphStore) -> frozenset[str]:
+    """The graph's relation words, stemmed ("country" from `location.country.capital`): a
+    question span made only of them most likely says which relation is asked about
+    ("what country", "what form of government"), not which entity."""
+    return frozenset(_stem(word) for word in relation_vocabulary(store))
+
+
+# A question word spells a name's word differently ("mohammed" for "Muhammad",
+# "portugese", "hutcherson" for the data's "Hutchersonm") from this similarity (difflib's
+# ratio), when both have at least MIN_SPELLING_LETTERS letters.
+SPELLING_SIMILARITY = 0.75
+MIN_SPELLING_LETTERS = 5
+_MENTION_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def mention_span(question: str, name: str, vocabulary: Collection[str] = frozenset()) -> tuple[int, int] | None:
+    """Where the question names an entity whose name it does not write out: the longest run
+    of question words that are each a word of the name, a variant spelling of one, or its
+    initials ("what form of government is the *uk*", "the *un*", "*jfk*", "*jrr* tolkien"), as (start, end)
+    character offsets. The run holds at least one word that is neither a stop word nor a
+    word of the graph's relations (`vocabulary`, `relation_vocabulary`): "language" of "English Language" is
+    what "what is their official language" asks about, not the entity. None when no run
+    qualifies."""
+    name_words = [_plain(w) for w in _MENTION_WORD.findall(name)]
+    content = [w for w in name_words if w not in _STOP]
+    # "uk" for United Kingdom, "jrr" for J. R. R. Tolkien
+    abbreviations = {"".join(w[0] for w in content) if len(content) >= 2 else "",
+                     "".join(w for w in name_words if len(w) == 1)} - {""}
+
+    def is_name_word(word: str) -> bool:
+        if len(word) >= 2 and word in abbreviations and word not in _STOP:
+            return True
+        return any(word == n or (min(len(word), len(n)) >= MIN_SPELLING_LETTERS
+                                 and SequenceMatcher(None, word, n).ratio() >= SPELLING_SIMILARITY) for n in name_words)
+
+    def says_which(word: str) -> bool:  # a word that can only be the name's
+        singular = (word[:-1], word[:-3] + "y") if word.endswith("s") else ()
+        return word not in _STOP and word not in vocabulary and not any(s in vocabulary for s in singular)
+
+    tokens = list(_MENTION_WORD.finditer(question))
+    words = [_plain(t.group(0)) for t in tokens]
+    best: tuple[int, int, int] | None = None  # (substantive words, start token, end token)
+    start = 0
+    while start < len(tokens):
+        end = start
+        while end < len(tokens) and is_name_word(words[end]):
+            end += 1
+        first, last = start, end
+        while first < last and words[first] in _STOP:
+            first += 1
+        while last > first and words[last - 1] in _STOP:
+            last -= 1
+        substantive = sum(says_which(w) for w in words[first:last])
+        if substantive and (best is None or substantive > best[0]):
+            best = (substantive, first, last)
+        start = max(end, start + 1)
+    if best is None:
+        return None
+    return tokens[best[1]].start(), tokens[best[2] - 1].end()
+
+
+def _plain(word: str) -> str:
+    """A word as names are compared: lowercase, no accents, no possessive ("utah's")."""
+    return normalize_name(re.sub(r"['’]s$", "", word)).replace(" ", "")
 
 
 def _stem(word: str) -> str:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent.evaluation.metrics import normalize
 from agent.events import Update, traced
-from agent.linking import resolve_topics
+from agent.linking import relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.pog.memory import mask_question
@@ -50,9 +50,12 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # PoG orders the topic entities by where the indicator mentions them.
     topics.sort(key=lambda t: _position(indicator, t.name or t.id))
 
+    # Both the given names and the graph's: WebQSP calls Muhammad "Muhammad in Islam".
+    graph_names = ctx.neighbours.names([t.id for t in topics])
+    masked = mask_question(question, [t.name or t.id for t in topics] + list(graph_names.values()),
+                           relation_vocabulary(ctx.store))
     prior = []
     if ctx.memory is not None and topics:
-        masked = mask_question(question, [t.name or t.id for t in topics])
         edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
         first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
         reachable = ctx.memory.reachable(ctx.neighbours, [t.id for t in topics], depth=config.max_depth,
@@ -61,7 +64,7 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
                                  exclude_group=state.get("question_group"), k=config.memory_k,
                                  first_steps=first_steps, question=masked, reachable=reachable)
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
-    return {"topics": topics, "link_candidates": candidates, "indicator": indicator,
+    return {"topics": topics, "link_candidates": candidates, "masked_question": masked, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}

@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
 from agent.pog.context import PoGContext
-from agent.pog.memory import mask_question
+from agent.pog.memory import masked_question
 from agent.pog.state import PoGState
 from kg_store.ids import relation_words
 
@@ -80,7 +80,7 @@ def candidate_values(ctx: PoGContext, candidates: Sequence[str]) -> dict[str, di
 def apply_superlative(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     """With a superlative or comparative in the question and several answers, the answers
     ordered by the value the best-matching relation gives them (those without one last)."""
-    wants_max = superlative(mask_question(state["question"], [t.name or t.id for t in state.get("topics") or []]))
+    wants_max = superlative(masked_question(state))
     entities = state.get("answer_entities") or []
     if wants_max is None or len(entities) < 2:
         return {}

@@ -32,8 +32,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
 from agent.evaluation.metrics import normalize
+from agent.linking import mention_span, relation_vocabulary
 from agent.pog.paths import asks_for_siblings, named_depth, sibling_mismatch
-from agent.pog.state import PriorChain, StepTuple
+from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
 from loaders.questions import Gold, Question, question_group
@@ -75,12 +76,25 @@ class MemoryEntry(BaseModel):
     support: float | None = None
 
 
-def mask_question(text: str, names: Iterable[str | None]) -> str:
+def mask_question(text: str, names: Iterable[str | None], vocabulary: Collection[str] = frozenset()) -> str:
     """The question with each topic entity's name replaced (case-insensitive), so that
-    questions of the same shape about different entities look alike."""
+    questions of the same shape about different entities look alike. A name the question
+    does not write out is masked where the question says it otherwise ("the uk", "the
+    prophet mohammed" for "Muhammad": `linking.mention_span`, with the graph's relation
+    words `vocabulary`)."""
     for name in sorted({n for n in names if n}, key=len, reverse=True):
-        text = re.sub(re.escape(name), MASK, text, flags=re.IGNORECASE)
+        masked = re.sub(re.escape(name), MASK, text, flags=re.IGNORECASE)
+        if masked == text and (span := mention_span(text, name, vocabulary)) is not None:
+            masked = text[: span[0]] + MASK + text[span[1]:]
+        text = masked
     return text
+
+
+def masked_question(state: PoGState) -> str:
+    """The question with its topic entities masked, as question analysis wrote it (with the
+    graph's relation words for mentions that are not the name); the names alone otherwise."""
+    return state.get("masked_question") or mask_question(state["question"],
+                                                         [t.name or t.id for t in state.get("topics") or []])
 
 
 class PathMemory:
@@ -311,7 +325,8 @@ def label_question(neighbours: NeighborCache, question: Question, gold: Gold, *,
     1-hop "writer of X" because X's writer directed too."""
     seeds = [t.id for t in question.topic_entities]
     wanted = {normalize(a) for a in gold.answers} - {""}
-    masked = mask_question(question.text, [t.name or t.id for t in question.topic_entities])
+    masked = mask_question(question.text, [t.name or t.id for t in question.topic_entities],
+                           relation_vocabulary(neighbours.store))
     hops = question.meta.get("hops", "")
     exact = int(hops) if hops.isdigit() else None
     best: tuple[float, int] = (0.0, 0)

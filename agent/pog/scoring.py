@@ -27,7 +27,7 @@ import numpy as np
 
 from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
-from agent.pog.memory import MASK, mask_question
+from agent.pog.memory import MASK, mask_question, masked_question
 from agent.pog.paths import (
     asks_for_siblings,
     chain_text,
@@ -102,7 +102,7 @@ class PathScorer:
         # often deeper than the question (MetaQA dev: 2 or 3 for most 1-hop questions), and
         # rewarding it ranked the longer paths first.
         depth = state.get("predicted_depth") if state.get("depth_source") == "memory" else None
-        return cls(embedder, weights, mask_question(state["question"], names),
+        return cls(embedder, weights, masked_question(state),
                    mask_question(indicator, names) if indicator and indicator != state["question"] else None,
                    state.get("path_prior") or [], depth)
 

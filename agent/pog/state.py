@@ -59,6 +59,7 @@ class PoGState(TypedDict, total=False):
     # question analysis
     topics: list[Entity]
     link_candidates: dict[str, list[Entity]]
+    masked_question: str  # the topic entities' names and mentions as X (memory.mask_question)
     indicator: str
     split_questions: list[str]
     predicted_depth: int
