@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent.evaluation.run import EvalPlan, selected_questions
-from agent.linking import link_question, places_of_people, question_spans
+from agent.linking import link_question, mention_span, places_of_people, question_spans
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
 
@@ -101,3 +103,24 @@ def test_the_word_after_what_names_the_kind_of_answer_not_the_topic() -> None:
     assert first(store, "which kind of language is spoken in switzerland?") == "z-ch"
     assert first(store, "where is language spoken in switzerland") == "a-lang"  # no "what": the tie stands
     assert first(store, "what is language") == "a-lang"  # nothing else named: the word still links
+
+
+@pytest.mark.parametrize(("question", "name", "mention"), [
+    ("what form of government is the uk?", "United Kingdom", "uk"),
+    ("where was the prophet mohammed from?", "Muhammad", "mohammed"),
+    ("what other movies is josh hutcherson in?", "Josh Hutchersonm", "josh hutcherson"),
+    ("what college did jrr tolkien go to?", "J. R. R. Tolkien", "jrr tolkien"),
+    ("who plays eowyn in lord of the rings?", "The Lord of the Rings: The Return of the King", "lord of the rings"),
+    ("what is utah's state capitol?", "Utah State Capitol", "utah's state capitol"),
+])
+def test_a_question_names_an_entity_in_words_other_than_its_name(question: str, name: str, mention: str) -> None:
+    span = mention_span(question, name)
+    assert span is not None and question[span[0]:span[1]] == mention
+
+
+def test_the_words_a_name_shares_with_the_graphs_relations_are_not_its_mention() -> None:
+    question, vocabulary = "which language family is english in?", frozenset({"language", "family"})
+    assert question[slice(*mention_span(question, "English Language", vocabulary))] == "english"
+    assert question[slice(*mention_span(question, "English Language"))] == "language"  # what the vocabulary prevents
+    assert mention_span("what is the official language of france?", "English Language", vocabulary) is None
+    assert mention_span("who is the father of peyton manning?", "Male") is None  # short words are never respelt

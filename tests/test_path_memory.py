@@ -42,6 +42,15 @@ def test_questions_are_masked_case_insensitively() -> None:
     assert mask_question("who wrote Big Fish and Big", ["Big", "Big Fish"]) == "who wrote X and X"
 
 
+def test_a_topic_the_question_names_in_other_words_is_masked_there() -> None:
+    # Unmasked, "prophet mohammed" drew a synthesised memory's whole vote to the religion
+    # path for "where was the prophet mohammed from?" (WebQSP dev).
+    assert mask_question("where was the prophet mohammed from?", ["Muhammad in Islam", "Muhammad"]) \
+        == "where was the prophet X from?"
+    assert mask_question("which countries have spanish as their main language?", ["Spanish Language"],
+                         frozenset({"language", "main"})) == "which countries have X as their main language?"
+
+
 def test_the_label_is_the_path_whose_ends_are_the_gold_answers() -> None:
     cache = NeighborCache(film_store())
     entry = label_question(cache, q("a", "who directed the films Tom Hanks acted in", "Tom Hanks"),

@@ -61,6 +61,17 @@ def test_with_a_path_memory_a_question_whose_topic_is_known_takes_one_call(embed
     assert kinds_asked(llm) == ["answer"] and state["indicator"] == "who directed Big"
 
 
+def test_a_topic_the_question_spells_otherwise_is_masked_where_it_stands(embedder: Embedder) -> None:
+    # Neither the given name nor the graph's is in the question: its variant is masked,
+    # not the relation word the name shares ("film").
+    llm = scripted(answer="ans: Penny Marshall")
+    context = PoGContext(film_store(), llm, embedder, PoGConfig(), memory=directed_by_memory(embedder))
+    state = run_question(context, "which film director made awakening?",
+                         [Entity(id="Awakenings", name="Awakenings (1990 film)")])
+    assert state["masked_question"] == "which film director made X?"
+    assert state["path_prior"][0].steps == [("directed_by", True)] and state["answers"] == ["Penny Marshall"]
+
+
 def test_the_model_is_asked_for_the_topic_when_the_linker_finds_none_in_the_question(embedder: Embedder) -> None:
     llm = scripted(analyse=analysis(1, "Big -> directed by -> answer", ("Big",)), answer="ans: Penny Marshall")
     state = ask(llm, embedder, "who directed the toy shop piano picture", memory=directed_by_memory(embedder))

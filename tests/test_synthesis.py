@@ -17,6 +17,7 @@ from agent.pog.synthesis import (
     SynthesisOptions,
     describe,
     discover,
+    kinds_of,
     questions_for,
     synthesize,
     template_description,
@@ -60,6 +61,18 @@ def test_discovery_finds_the_sequences_the_graph_has_with_their_kinds() -> None:
     assert ("starred_actors", True) in films.sides and ("directed_by", False) not in films.sides
     # the same seed, the same result
     assert [s.steps for s in discover(store, NeighborCache(store), OPTIONS)[0]] == [s.steps for s in sequences]
+
+
+def test_a_relation_every_kind_of_entity_has_does_not_make_them_one_kind() -> None:
+    gender, acted, category, listed = (("gender", True), ("actor.film", True), ("award.category_of", True),
+                                       ("taxonomy.entry", True))
+    people = {f"person{i}": [gender, *([acted] if i < 5 else []), *([listed] if i < 3 else [])] for i in range(10)}
+    awards = {f"award{i}": [category, *([listed] if i < 3 else [])] for i in range(10)}
+    seeds = {**people, **awards}
+    kinds = kinds_of(seeds, {seed: seed for seed in seeds})
+    kind_of = {side: tuple(kind.sides) for kind in kinds for side in kind.sides}
+    assert kind_of[acted] == kind_of[gender]  # every sampled actor is a person
+    assert kind_of[category] != kind_of[gender]  # three of each have a taxonomy entry: no bridge
 
 
 def test_a_description_the_model_gets_wrong_falls_back_to_templates() -> None:

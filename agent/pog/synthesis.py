@@ -170,11 +170,14 @@ class Kind:
 
 
 def kinds_of(steps_of: dict[str, list[StepTuple]], names: dict[str, str | None], examples: int = 5,
-             overlap: float = 0.2) -> list[Kind]:
-    """Relation sides joined into kinds when enough sampled entities start both (people who
-    act and direct join the actors and the directors; one film called "Western" does not
-    make the films a genre): union-find over sides that share at least `overlap` of the
-    rarer side's entities, and at least two."""
+             overlap: float = 0.8) -> list[Kind]:
+    """Relation sides joined into kinds when nearly all the sampled entities of the rarer
+    side start the other too (actors are people; one film called "Western" does not make
+    the films a genre): union-find over sides that share at least `overlap` of the rarer
+    side's entities, and at least two. Joining on less chains kinds together through the
+    sides that every kind of entity has: at 0.2, 312 of the Freebase subset's sides
+    (people, films, places, awards) were one kind, named "music" from its first examples;
+    at 0.8 they are 88 kinds (countries, people, films, teams, ...), and MetaQA's 9 stay."""
     seen = Counter(side for steps in steps_of.values() for side in steps)
     together = Counter(pair for steps in steps_of.values() for i, a in enumerate(steps) for pair in
                        ((a, b) for b in steps[i + 1:]))
