@@ -231,13 +231,13 @@ _MENTION_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 def mention_span(question: str, name: str, vocabulary: Collection[str] = frozenset()) -> tuple[int, int] | None:
-    """Where the question names an entity whose name it does not write out: the longest run
-    of question words that are each a word of the name, a variant spelling of one, or its
-    initials ("what form of government is the *uk*", "the *un*", "*jfk*", "*jrr* tolkien"), as (start, end)
-    character offsets. The run holds at least one word that is neither a stop word nor a
-    word of the graph's relations (`vocabulary`, `relation_vocabulary`): "language" of "English Language" is
-    what "what is their official language" asks about, not the entity. None when no run
-    qualifies."""
+    """Where the question names an entity whose name it does not write out, as (start, end)
+    character offsets: the run of question words that are each a word of the name, a
+    variant spelling of one, or its initials ("what form of government is the *uk*", "the
+    *un*", "*jfk*", "*jrr* tolkien") with the most words that only the name can mean: not
+    stop words, not words of the graph's relations (`vocabulary`, from
+    `relation_vocabulary`): "language" of "English Language" is what "what is their official
+    language" asks about, not the entity. None when no run has one."""
     name_words = [_plain(w) for w in _MENTION_WORD.findall(name)]
     content = [w for w in name_words if w not in _STOP]
     # "uk" for United Kingdom, "jrr" for J. R. R. Tolkien

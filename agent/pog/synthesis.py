@@ -177,7 +177,7 @@ def kinds_of(steps_of: dict[str, list[StepTuple]], names: dict[str, str | None],
     side's entities, and at least two. Joining on less chains kinds together through the
     sides that every kind of entity has: at 0.2, 312 of the Freebase subset's sides
     (people, films, places, awards) were one kind, named "music" from its first examples;
-    at 0.8 they are 88 kinds (countries, people, films, teams, ...), and MetaQA's 9 stay."""
+    at 0.8 they are 86 kinds (people, countries, movies, teams, ...), and MetaQA's 9 stay."""
     seen = Counter(side for steps in steps_of.values() for side in steps)
     together = Counter(pair for steps in steps_of.values() for i, a in enumerate(steps) for pair in
                        ((a, b) for b in steps[i + 1:]))
