@@ -19,6 +19,8 @@ from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood
 from kg_store.names import partial_kind, query_tokens
 
 DirectionFilter = Literal["out", "in", "both"]
+# Edges a capped entity gets of each relation its capped edges lack (`neighbors(every_relation=True)`).
+EDGES_PER_MISSING_RELATION = 10
 
 # Freebase relations about the schema or bookkeeping, not the world; PoG and ToG drop
 # type.object.type, common.* and freebase.* too. user.* and base.* hold real facts: kept.
@@ -146,11 +148,18 @@ class GraphStore(ABC):
         direction: DirectionFilter = "both",
         relations: Collection[str] | None = None,
         limit_per_entity: int | None = None,
+        every_relation: bool = False,
     ) -> Neighborhood:
         """Neighbours of many entities; one round trip per `batch_size` ids.
 
         Schema relations (see `schema_prefixes`) are dropped. Every requested id is a key
         of the result, with an empty list when it has no (or no such) neighbours.
+
+        `every_relation`: an entity capped by `limit_per_entity` also gets up to
+        `EDGES_PER_MISSING_RELATION` edges of each relation its capped edges lack. A cap
+        keeps the store's first edges, often all of one relation (the United States' first
+        100 in FB15k-237 are its second-level divisions), and a rare relation a question
+        asks about (its form of government) would not be walkable at all.
         """
         unique = list(dict.fromkeys(check_id(i) for i in ids))
         for rel in relations or ():
@@ -163,7 +172,22 @@ class GraphStore(ABC):
             result.truncated |= part.truncated
             for source, edges in part.edges.items():
                 result.edges[source].extend(e for e in edges if not e.relation.startswith(self.schema_prefixes))
+        if every_relation and limit_per_entity is not None and result.truncated and relations is None:
+            self._add_missing_relations(result, direction)
         return result
+
+    def _add_missing_relations(self, result: Neighborhood, direction: DirectionFilter) -> None:
+        capped = sorted(result.truncated)
+        present = {entity: {e.relation for e in result.edges[entity]} for entity in capped}
+        missing: dict[str, set[str]] = {}
+        for start in range(0, len(capped), self.batch_size):
+            for entity, relation, _ in self._relation_degrees(capped[start : start + self.batch_size]):
+                if relation not in present[entity] and not relation.startswith(self.schema_prefixes):
+                    missing.setdefault(entity, set()).add(relation)
+        for entity, lacking in missing.items():
+            for relation in sorted(lacking):
+                part = self._neighbors([entity], direction, [relation], EDGES_PER_MISSING_RELATION)
+                result.edges[entity].extend(part.edges.get(entity, ()))
 
     def relation_counts(self) -> dict[str, int]:
         """How many facts between entities each relation has, schema relations left out:

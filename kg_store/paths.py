@@ -93,8 +93,10 @@ class NeighborCache:
     stores nobody writes to meanwhile. Thread-safe (evaluations answer in parallel).
     """
 
-    def __init__(self, store: GraphStore, *, limit_per_entity: int | None = 100, max_entities: int = 200_000) -> None:
+    def __init__(self, store: GraphStore, *, limit_per_entity: int | None = 100, max_entities: int = 200_000,
+                 every_relation: bool = False) -> None:
         self.store, self.limit_per_entity, self.max_entities = store, limit_per_entity, max_entities
+        self.every_relation = every_relation  # a capped hub keeps a few edges of each relation (GraphStore.neighbors)
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
@@ -106,7 +108,8 @@ class NeighborCache:
         with self._lock:
             missing = [i for i in dict.fromkeys(ids) if i not in self._edges]
         if missing:
-            hood = self.store.neighbors(missing, limit_per_entity=self.limit_per_entity)
+            hood = self.store.neighbors(missing, limit_per_entity=self.limit_per_entity,
+                                        every_relation=self.every_relation)
             with self._lock:
                 self.store_reads += len(missing)
                 for entity in missing:

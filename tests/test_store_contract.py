@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import sqlite3
 import warnings
+from collections import Counter
 from contextlib import closing
 from pathlib import Path
 
@@ -76,6 +77,19 @@ def test_hub_cap_truncates_and_reports(store: GraphStore) -> None:
     assert hood.truncated == {"m.usa"}
     uncapped = store.neighbors(["m.usa"])
     assert len(uncapped.edges["m.usa"]) == HUB_FANS + 1 and not uncapped.truncated
+
+
+def test_a_capped_hub_keeps_a_few_edges_of_every_relation_when_asked(empty_store: GraphStore) -> None:
+    # whatever a store's order, a cap of 10 keeps at most 10 of the 42 edges, often divisions only
+    triples = [Triple("m.us", "a.country.divisions", f"m.state{i}") for i in range(40)]
+    triples += [Triple("m.us", "z.country.form_of_government", "m.republic"), Triple("m.us", "z.country.capital", "m.dc")]
+    empty_store.write(LoadBatch(triples=triples, names=[("m.republic", "Republic"), ("m.dc", "Washington")]))
+    capped = empty_store.neighbors(["m.us"], direction="out", limit_per_entity=10, every_relation=True)
+    relations = Counter(e.relation for e in capped.edges["m.us"])
+    assert relations["z.country.form_of_government"] == 1 and relations["z.country.capital"] == 1
+    assert 1 <= relations["a.country.divisions"] <= 10 and capped.truncated == {"m.us"}  # still a hub
+    plain = empty_store.neighbors(["m.us"], direction="out", limit_per_entity=10)
+    assert len(plain.edges["m.us"]) == 10
 
 
 def test_names_prefer_english_and_unknown_is_none(store: GraphStore) -> None:

@@ -85,6 +85,10 @@ class PoGConfig(BaseModel):
     explore_beam: int = Field(default=80, ge=1, description="Paths extended further at each hop, best first.")
     precise_batch: int = Field(default=40, ge=2, description="Candidates shown per precise-selection call.")
     limit_per_entity: int = Field(default=100, ge=1, description="Hub cap: neighbours read per entity and direction.")
+    hub_every_relation: bool = Field(
+        default=True, description="A hub the cap cut also gets a few edges of each relation the cut left out: a "
+        "country's first 100 edges can all be one relation, and the one a question asks about (its form of "
+        "government) would not be walkable.")
     max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
     names_per_set: int = Field(default=8, ge=1, description="Entity names shown per entity set in prompts (an answer "
                                "named from a set brings the rest of it; more names cost prompt tokens, not answers).")
