@@ -14,6 +14,7 @@ from agent.linking import relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.pog.memory import mask_question
+from agent.pog.scoring import PathScorer
 from agent.pog.state import PoGState
 from prompts import render
 
@@ -60,9 +61,12 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
         reachable = ctx.memory.reachable(ctx.neighbours, [t.id for t in topics], depth=config.max_depth,
                                          max_frontier=config.max_frontier) if ctx.synthetic_memory else None
+        first_relation = (PathScorer(ctx.embedder, config.weights, masked, None, [], None)
+                          .first_relation(r for chain in reachable for r, _ in chain) if reachable else None)
         prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
                                  exclude_group=state.get("question_group"), k=config.memory_k,
-                                 first_steps=first_steps, question=masked, reachable=reachable)
+                                 first_steps=first_steps, question=masked, reachable=reachable,
+                                 first_relation=first_relation)
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
     return {"topics": topics, "link_candidates": candidates, "masked_question": masked, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],

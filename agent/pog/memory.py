@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
 from agent.evaluation.metrics import normalize
 from agent.linking import mention_span, relation_vocabulary
-from agent.pog.paths import asks_for_siblings, named_depth, sibling_mismatch
+from agent.pog.paths import asked_words, asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
@@ -51,6 +51,16 @@ SYNTHETIC_TEMPERATURE = 0.01
 SYNTHETIC_WORD_WEIGHT = 0.3
 SYNTHETIC_HOP_PENALTY = 0.02
 SYNTHETIC_BACK_PENALTY = 0.05
+# Costs of a sequence whose written questions ask for a kind of thing the question names
+# but does not ask for ("what *types* are the *movies* written by X" is not answered by
+# the movies), and of one that does not start with the relation the question names beside
+# its topic ("the films *directed* by X were *written* by who"): word overlap cannot see
+# either, and a 1-hop sequence's written question is all but contained in the question.
+SYNTHETIC_KIND_PENALTY = 0.05
+SYNTHETIC_FIRST_PENALTY = 0.05
+# Two words are the same word for the kind test at this cosine ("films" - "movies" 0.87,
+# "country" - "countries" 0.85; "types" - "movies" 0.31).
+ALIKE_WORDS = 0.75
 # Words that say nothing about a relation: left out of the word coverage.
 _FUNCTION_WORDS = frozenset({
     "what", "which", "who", "whom", "whose", "where", "when", "how", "is", "are", "was", "were", "the", "a",
@@ -131,6 +141,11 @@ class PathMemory:
             row = {w: i for i, w in enumerate(self.vocabulary)}
             self.word_rows = [[row[w] for w in content_words(t)] for t in self.texts]
             self.word_vectors = embedder.encode(self.vocabulary) if self.vocabulary else np.zeros((0, 1))
+            # what each sequence's written questions ask for ("movies", "genre")
+            self.asks_for: dict[ChainKey, frozenset[str]] = {}
+            for text, chain_sets in zip(self.texts, self.answered, strict=True):
+                for chain in {c for cs in chain_sets for c in cs}:
+                    self.asks_for[chain] = self.asks_for.get(chain, frozenset()) | frozenset(asked_words(text))
 
     def __len__(self) -> int:
         return len(self.owner)
@@ -151,7 +166,7 @@ class PathMemory:
 
     def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
               k: int = 10, first_steps: Collection[StepTuple] | None = None, question: str = "",
-              reachable: Collection[ChainKey] | None = None) -> list[PriorChain]:
+              reachable: Collection[ChainKey] | None = None, first_relation: str | None = None) -> list[PriorChain]:
         """Relation sequences with their support among the `k` remembered questions
         nearest the question (nearest texts first, each with as many of its questions as
         the budget leaves), weighted by similarity: a support of 1 means every one of
@@ -163,13 +178,15 @@ class PathMemory:
         nearest questions that apply decide. The question `exclude_id` and every question
         of `exclude_group` do not count (leave-one-group-out).
 
-        A synthesised memory reads `question` (the masked text) as well, and only the
-        sequences in `reachable` (those the topic entities have) when it is given."""
+        A synthesised memory reads `question` (the masked text) as well, only the
+        sequences in `reachable` (those the topic entities have) when it is given, and
+        prefers the sequences that start with `first_relation` (the relation the question
+        names beside its topic, `PathScorer.first_relation`) when it is given."""
         if not self.texts:
             return []
         allowed = None if first_steps is None else {(r, bool(f)) for r, f in first_steps}
         if self.synthetic:  # no question stands behind an entry: nothing to leave out
-            return self._best_matches(question_vector, question, allowed, reachable)
+            return self._best_matches(question_vector, question, allowed, reachable, first_relation)
         left_out = self._left_out(exclude_id, exclude_group)
         similarity = self.vectors @ question_vector
         support: dict[ChainKey, float] = {}
@@ -221,7 +238,7 @@ class PathMemory:
         return removed
 
     def _best_matches(self, question_vector: np.ndarray, question: str, allowed: set[StepTuple] | None,
-                      reachable: Collection[ChainKey] | None) -> list[PriorChain]:
+                      reachable: Collection[ChainKey] | None, first_relation: str | None) -> list[PriorChain]:
         """A synthesised memory's prior: each sequence scores its best-matching written
         question, less a cost per hop, and the scores become shares by a sharp softmax.
         A written question's match is its embedding similarity to the question plus the
@@ -231,7 +248,10 @@ class PathMemory:
 
         Voting by the k nearest texts, as for questions people asked, does not work here:
         every sequence has several written questions and their similarities to a real
-        question are close together (0.85-0.95), so k neighbours spread the vote."""
+        question are close together (0.85-0.95), so k neighbours spread the vote.
+        For the same reason a sequence pays for what the words cannot see: asking for a
+        kind the question names but does not ask for, and starting elsewhere than at
+        `first_relation`."""
         def applies(chain: ChainKey) -> bool:
             return (allowed is None or chain[0] in allowed) and (reachable is None or chain in reachable)
 
@@ -255,12 +275,35 @@ class PathMemory:
                         scored -= SYNTHETIC_BACK_PENALTY
                     if applies(chain) and scored > best.get(chain, -math.inf):
                         best[chain] = scored
+        for chain in self._asks_for_another_kind(question, best):
+            best[chain] -= SYNTHETIC_KIND_PENALTY
+        if first_relation is not None:
+            for chain in best:
+                best[chain] -= SYNTHETIC_FIRST_PENALTY * (chain[0][0] != first_relation)
         top = max(best.values())
         shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
         total = sum(shares.values())
         ranked = sorted(shares.items(), key=lambda kv: -kv[1])
         return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key])
                 for key, w in ranked if w / total >= 1e-4]
+
+    def _asks_for_another_kind(self, question: str, chains: Collection[ChainKey]) -> set[ChainKey]:
+        """The sequences whose written questions ask for a kind of thing that the question
+        names elsewhere than where it says what it asks for: "what types are the movies
+        written by X" names the movies, which `written_by` back gives, and asks for types.
+        A sequence that also asks for the question's kind is kept ("films" asks for movies)."""
+        asked = asked_words(question)
+        named = [w for w in content_words(question) if w not in asked]
+        kinds = sorted({w for c in chains for w in self.asks_for.get(c, ())})
+        if not asked or not named or not kinds:
+            return set()
+        vectors = self.embedder.encode(kinds)
+        like_asked = (vectors @ self.embedder.encode(asked).T).max(axis=1) >= ALIKE_WORDS
+        like_named = (vectors @ self.embedder.encode(named).T).max(axis=1) >= ALIKE_WORDS
+        answers_it = {k for k, yes in zip(kinds, like_asked, strict=True) if yes}
+        named_only = {k for k, yes, no in zip(kinds, like_named, like_asked, strict=True) if yes and not no}
+        return {c for c in chains if self.asks_for.get(c, frozenset()) & named_only
+                and not self.asks_for[c] & answers_it}
 
 
 def vectors_path(path: Path) -> Path:

@@ -106,6 +106,56 @@ def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
     return len(steps) >= 2 and _reverses(steps[-2], steps[-1])  # ends among its start's siblings
 
 
+# How a question names what it asks for: "what *types* are the movies ...", "what are the
+# *primary languages* in ...", "what *kind* of *government* ...".
+_WH_NOUN = frozenset({"what", "which"})
+_WH_AUX = frozenset({"what", "which", "who"})
+_AUX = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have",
+                  "had", "should", "might", "may"})
+_DETERMINERS = frozenset({"the", "some", "a", "an", "all", "any"})
+_GENERIC_HEADS = frozenset({"name", "names", "kind", "kinds", "type", "types", "sort", "sorts", "title", "titles"})
+_PHRASE_ENDS = _AUX | _WH_AUX | frozenset({
+    "of", "in", "for", "from", "by", "with", "on", "at", "to", "about", "as", "that", "whose", "whom", "where",
+    "when", "and", "or", "x"})
+
+
+def asked_words(question: str) -> list[str]:
+    """The words that name what a (masked) question asks for, lower-case: the word after
+    "what"/"which" ("what *types* are the movies written by X"), or the phrase after
+    "what are the" up to its first preposition ("what are the *primary languages* in the
+    movies ..."), and past a generic head's "of" ("what kind of *government*", "what is
+    the name of the *currency*"). Empty when the question does not say ("who directed X",
+    "what is X"). Only the words: telling nouns from verbs needs no more here than
+    "which of these words is it like"."""
+    words = [w.lower() for w in question_tokens(question)]
+    at = next((i for i, w in enumerate(words) if w in _WH_AUX), None)
+    if at is None or at + 1 >= len(words):
+        return []
+    rest = words[at + 1:]
+    if rest[0] in _AUX:  # "what are the X of", never "what has written by X"
+        if len(rest) < 2 or rest[1] not in _DETERMINERS:
+            return []
+        phrase = _noun_phrase(rest[2:])
+    elif words[at] in _WH_NOUN and rest[0] not in _PHRASE_ENDS:
+        phrase = [rest[0]]
+    else:
+        return []
+    after = rest[rest.index(phrase[-1]) + 1:] if phrase else []
+    if phrase[-1:] and phrase[-1] in _GENERIC_HEADS and after[:1] == ["of"]:  # "what type of film": a film
+        phrase = _noun_phrase([w for w in after[1:] if w not in _DETERMINERS])
+    return phrase
+
+
+def _noun_phrase(words: Sequence[str]) -> list[str]:
+    """The words before the first one that ends a noun phrase, three at most."""
+    phrase: list[str] = []
+    for word in words[:3]:
+        if word in _PHRASE_ENDS:
+            break
+        phrase.append(word)
+    return phrase
+
+
 _WORD = re.compile(r"[^\W\d_]+")
 _FUNCTION_WORDS = frozenset({"have", "with", "from", "into", "that", "this", "than"})
 _QUESTION_WORDS = frozenset({"the", "who", "what", "which", "whom", "whose", "when", "where", "why", "how", "was",

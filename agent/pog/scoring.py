@@ -21,7 +21,7 @@ the vectors of relation sequences are shared (and cached) across questions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -81,6 +81,15 @@ class PathScorer:
     def named(self, relation: str) -> bool:
         return bool(self.naming_positions(relation))
 
+    def first_relation(self, relations: Iterable[str]) -> str | None:
+        """Of `relations`, the one a path should walk first: the one the question names
+        beside its topic or as what the topic shares (`paths.topic_relation`); None unless
+        the topic is mentioned once and one relation wins alone."""
+        if self.topic_at is None:
+            return None
+        named = sorted(r for r in set(relations) if self.named(r))
+        return topic_relation(self.words, {r: self.naming_positions(r) for r in named}, self.topic_at)
+
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
         if not relation_words or not self._may_name:
             return frozenset()
@@ -117,8 +126,7 @@ class PathScorer:
         # The relations the question names, among those the candidates walk, and of them the
         # one a path should walk first.
         asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing or w.first else set()
-        first = (topic_relation(self.words, {r: self.naming_positions(r) for r in sorted(asked)}, self.topic_at)
-                 if w.first and self.topic_at is not None else None)
+        first = self.first_relation(asked) if w.first else None
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
