@@ -582,18 +582,35 @@ def test_a_question_names_a_relation_by_a_synonym_its_letters_do_not_show(
     ("the films that share actors with the film X are directed by who", "starred_actors"),  # shared, not nearest
     ("when did the films release whose actors also appear in the film X", "starred_actors"),
     ("who directed X", None),  # one relation named: nothing to order
+    # "by" names nothing: "directed" is as near X as "starred" (it was one word further)
+    ("the movies directed by X starred which actors", "directed_by"),
+    ("the films directed by X were written by who", "directed_by"),
 ])
 def test_the_relation_named_beside_the_topic_or_as_shared_is_the_first_step(
         embedder: Embedder, question: str, first: str | None) -> None:
     from agent.pog.config import ScoreWeights
-    from agent.pog.paths import topic_relation
     from agent.pog.scoring import PathScorer
 
     scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None)
-    relations = ["directed_by", "written_by", "starred_actors", "release_year", "has_genre"]
-    naming = {r: scorer.naming_positions(r) for r in relations if scorer.named(r)}
-    assert topic_relation(scorer.words, naming, scorer.topic_at) == first
+    assert scorer.first_relation(["directed_by", "written_by", "starred_actors", "release_year", "has_genre"]) == first
 
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("what types are the movies written by X", ["types"]),
+    ("what are the primary languages in the movies directed by X", ["primary", "languages"]),
+    ("which person directed the films written by X", ["person"]),
+    ("the films directed by X were released in which years", ["years"]),
+    ("what type of film is X", ["film"]),  # past a generic head's "of"
+    ("what kind of government does X have", ["government"]),
+    ("who is the director of X", ["director"]),
+    ("who directed X", []),
+    ("what is X", []),
+    ("what has written by X", []),  # a template's "what has", not "what are the ..."
+])
+def test_the_words_that_say_what_a_question_asks_for(question: str, asked: list[str]) -> None:
+    from agent.pog.paths import asked_words
+
+    assert asked_words(question) == asked
 
 def test_of_two_paths_walking_the_same_relations_the_one_that_starts_beside_the_topic_wins(
         embedder: Embedder) -> None:

@@ -196,3 +196,33 @@ def test_a_synthesised_memory_walks_back_to_the_topics_siblings_only_when_asked(
     memory, embedder = film_memory
     best = memory.prior(embedder.encode([question])[0], question=question, first_steps=first_steps)[0]
     assert tuple(map(tuple, best.steps)) == expected
+
+
+PERSON_STEPS = {("starred_actors", False), ("directed_by", False)}
+
+
+@pytest.mark.parametrize(("question", "first_steps", "expected"), [
+    # asks for types, names the movies: not the movies (MetaQA dev 2-hop: "what types are the films directed by X")
+    ("what types are the movies X starred in", {ACTED_IN[0]}, (ACTED_IN[0], ("has_genre", True))),
+    ("what films did X star in", {ACTED_IN[0]}, ACTED_IN),  # asks for what it names: films are movies
+    # the relation beside the topic comes first ("the films directed by X were written by who")
+    ("the movies directed by X were starred by who", PERSON_STEPS, (("directed_by", False), ("starred_actors", True))),
+    ("the movies directed by X starred which actors", PERSON_STEPS,
+     (("directed_by", False), ("starred_actors", True))),
+])
+def test_a_synthesised_memory_reads_what_the_question_asks_for_and_where_it_starts(
+        film_memory: tuple[PathMemory, Embedder], question: str, first_steps: set, expected: tuple) -> None:
+    """A one-hop sequence's written question ("what are the movies X starred in") is all but
+    contained in a two-hop question about those movies, and the words of "the films
+    directed by X were written by who" are those of "who directed the films written by
+    X": without the kind and first-relation costs the wrong sequence won each of these."""
+    from agent.pog.config import ScoreWeights
+    from agent.pog.scoring import PathScorer
+
+    memory, embedder = film_memory
+    relations = {r for chain in memory.depths if chain[0] in first_steps for r, _ in chain}
+    first = PathScorer(embedder, ScoreWeights(), question, None, [], None).first_relation(relations)
+    best = memory.prior(embedder.encode([question])[0], question=question, first_steps=first_steps,
+                        first_relation=first)[0]
+    assert tuple(map(tuple, best.steps)) == expected
+

@@ -227,7 +227,12 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
         after = words[i + 1] if i + 1 < len(words) else ""
         if (before and before[-1] in _SHARING_BEFORE) or after in _SHARING_AFTER:
             return only(relations)
-    nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
+
+    def distance(i: int) -> int:  # in words that may name a relation: "directed by X" is next to X
+        low, high = sorted((i, topic_at))
+        return 1 + sum(may_name_a_relation(w) for w in words[low + 1:high])
+
+    nearest = min(named_at, key=lambda i: (distance(i), i > topic_at))  # before the topic on a tie
     return only(named_at[nearest])
 
 
