@@ -582,8 +582,10 @@ def test_a_question_names_a_relation_by_a_synonym_its_letters_do_not_show(
     ("the films that share actors with the film X are directed by who", "starred_actors"),  # shared, not nearest
     ("when did the films release whose actors also appear in the film X", "starred_actors"),
     ("who directed X", None),  # one relation named: nothing to order
-    # "by" names nothing: "directed" is as near X as "starred" (it was one word further)
+    # what modifies the topic, not what is nearest (MetaQA dev 2- and 3-hop)
     ("the movies directed by X starred which actors", "directed_by"),
+    ("the films written by the writer of X starred who", "written_by"),
+    ("who is listed as screenwriter of X directed movies", "directed_by"),
     ("the films directed by X were written by who", "directed_by"),
 ])
 def test_the_relation_named_beside_the_topic_or_as_shared_is_the_first_step(

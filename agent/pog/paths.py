@@ -203,15 +203,16 @@ def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
 # beside these is the one the topic shares with the answers' entities.
 _SHARING_BEFORE = frozenset({"share", "shares", "shared", "sharing", "same"})
 _SHARING_AFTER = frozenset({"also"})
+_TOPIC_PREPOSITIONS = frozenset({"by", "of"})
 
 
 def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topic_at: int) -> str | None:
-    """The relation a path's first step should walk: the one the question names next to its
-    topic ("who directed the movies written by the writer of X": `written_by`), or the one
-    it names as shared ("the films that share actors with X are directed by who":
-    `starred_actors`, wherever it stands). `words` are the question's lower-case words,
-    `naming` the positions of the words that name each relation, `topic_at` the topic's
-    position. None unless two relations are named and one wins alone."""
+    """The relation a path's first step should walk: the one the question names as shared
+    ("the films that share actors with X are directed by who": `starred_actors`, wherever
+    it stands), else the one that modifies the topic ("X *directed* movies", "*directed* by
+    X", "the *writer* of X"), else the one named nearest it. `words` are the question's
+    lower-case words, `naming` the positions of the words that name each relation,
+    `topic_at` the topic's position. None unless two relations are named and one wins alone."""
     if sum(bool(p) for p in naming.values()) < 2:
         return None
     named_at: dict[int, set[str]] = {}
@@ -228,11 +229,19 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
         if (before and before[-1] in _SHARING_BEFORE) or after in _SHARING_AFTER:
             return only(relations)
 
-    def distance(i: int) -> int:  # in words that may name a relation: "directed by X" is next to X
-        low, high = sorted((i, topic_at))
-        return 1 + sum(may_name_a_relation(w) for w in words[low + 1:high])
+    def at(i: int) -> str:
+        return words[i] if 0 <= i < len(words) else ""
 
-    nearest = min(named_at, key=lambda i: (distance(i), i > topic_at))  # before the topic on a tie
+    # "X directed movies": a relation word between the topic and a noun is the topic's
+    if topic_at + 1 in named_at and may_name_a_relation(at(topic_at + 2)):
+        return only(named_at[topic_at + 1])
+    # "directed by X", "the writer of X": the word the topic's preposition hangs from
+    preposition = topic_at - 1 - (at(topic_at - 1) == "the")
+    if at(preposition) in _TOPIC_PREPOSITIONS:
+        head = preposition - 1 - (at(preposition - 1) == "the")
+        if head in named_at:
+            return only(named_at[head])
+    nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
     return only(named_at[nearest])
 
 
