@@ -2,11 +2,11 @@
 synthesised memory's reading (`agent/pog/memory.py`, the SYNTHETIC_* constants) was set by.
 
     python bench/memory_match.py --memory M.jsonl [--store URL] [--reference R.jsonl.gz]
-        [--questions FILE ...] [--sample 200] [--seed 0] [--json]
+        [--questions FILE ...] [--format metaqa|pog] [--sample 200] [--seed 0] [--json]
 
 For each question (a fixed-seed sample of each file, as `kgqa eval --sample` draws it),
-the memory's prior is computed as the agent computes it (the question masked, only the
-sequences its topic entities have), and its best sequence is compared with the sequences
+the memory's prior is computed as the agent computes it (`agent.pog.analysis.memory_prior`:
+the question masked, only the sequences its topic entities have), and its best sequence is compared with the sequences
 the reference memory (a labelled one: the bundled MetaQA memory by default) holds for the
 same question id. The labels are read here only to count; the agent never sees them.
 Prints one JSON object: per file, the share of questions whose best path is a labelled
@@ -21,11 +21,13 @@ from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.evaluation.harness import select
+from agent.linking import Entity
+from agent.pog.analysis import masked_topics, memory_prior
 from agent.pog.config import PoGConfig
-from agent.pog.memory import PathMemory, mask_question, read_entries
+from agent.pog.memory import PathMemory, read_entries
 from kg_store import open_store
 from kg_store.paths import NeighborCache
-from loaders.questions import read_questions
+from loaders.questions import question_group, read_questions
 
 ROOT = Path(__file__).resolve().parent.parent
 METAQA = ROOT.parent / "shared" / "data" / "metaqa"
@@ -38,7 +40,8 @@ def main() -> None:
     parser.add_argument("--reference", type=Path, default=ROOT / "kgqa" / "data" / "metaqa_path_memory.jsonl.gz",
                         help="A labelled memory: its paths for a question id count as right")
     parser.add_argument("--questions", nargs="+", type=Path,
-                        default=[METAQA / f"qa_dev_{h}hop.txt" for h in (1, 2, 3)], help="MetaQA-format files")
+                        default=[METAQA / f"qa_dev_{h}hop.txt" for h in (1, 2, 3)], help="Question files")
+    parser.add_argument("--format", default="metaqa", help="The question files' format (as kgqa eval -f)")
     parser.add_argument("--sample", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="JSON (the only output format)")
@@ -50,17 +53,17 @@ def main() -> None:
     labelled = {e.question_id: {tuple((r, bool(f)) for r, f in p) for p in e.paths}
                 for e in read_entries(args.reference)}
     store = open_store(args.store, read_only=True)
-    neighbours = NeighborCache(store, limit_per_entity=config.limit_per_entity)
+    neighbours = NeighborCache(store, limit_per_entity=config.limit_per_entity,
+                               every_relation=config.hub_every_relation)
     report: dict[str, dict[str, float | int]] = {}
     for path in args.questions:
-        chosen = select(read_questions(path, "metaqa"), sample=args.sample, seed=args.seed)
+        chosen = select(read_questions(path, args.format), sample=args.sample, seed=args.seed)
         right = right_length = 0
         for question in chosen:
-            seeds = [t.id for t in question.topic_entities]
-            masked = mask_question(question.text, [t.name or t.id for t in question.topic_entities])
-            reachable = memory.reachable(neighbours, seeds, depth=config.max_depth, max_frontier=config.max_frontier)
-            prior = memory.prior(embedder.encode([masked])[0], question=masked, reachable=reachable,
-                                 exclude_id=question.id)
+            topics = [Entity(id=t.id, name=t.name) for t in question.topic_entities]
+            masked = masked_topics(question.text, topics, store, neighbours)
+            prior = memory_prior(memory, neighbours, embedder, config, masked, [t.id for t in topics],
+                                 question_id=question.id, question_group=question_group(question))
             best = tuple((r, bool(f)) for r, f in prior[0].steps) if prior else ()
             wanted = labelled.get(question.id, set())
             right += best in wanted

@@ -8,14 +8,17 @@ import math
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from agent.embeddings import Embedder
 from agent.evaluation.metrics import normalize
 from agent.events import Update, traced
-from agent.linking import relation_vocabulary, resolve_topics
+from agent.linking import Entity, relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
-from agent.pog.memory import mask_question
+from agent.pog.memory import PathMemory, mask_question
 from agent.pog.scoring import PathScorer
-from agent.pog.state import PoGState
+from agent.pog.state import PoGState, PriorChain
+from kg_store import GraphStore
+from kg_store.paths import NeighborCache
 from prompts import render
 
 
@@ -51,27 +54,43 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # PoG orders the topic entities by where the indicator mentions them.
     topics.sort(key=lambda t: _position(indicator, t.name or t.id))
 
-    # Both the given names and the graph's: WebQSP calls Muhammad "Muhammad in Islam".
-    graph_names = ctx.neighbours.names([t.id for t in topics])
-    masked = mask_question(question, [t.name or t.id for t in topics] + list(graph_names.values()),
-                           relation_vocabulary(ctx.store))
+    masked = masked_topics(question, topics, ctx.store, ctx.neighbours)
     prior = []
     if ctx.memory is not None and topics:
-        edges, _ = ctx.neighbours.neighbors([t.id for t in topics])
-        first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
-        reachable = ctx.memory.reachable(ctx.neighbours, [t.id for t in topics], depth=config.max_depth,
-                                         max_frontier=config.max_frontier) if ctx.synthetic_memory else None
-        first_relation = (PathScorer(ctx.embedder, config.weights, masked, None, [], None)
-                          .first_relation(r for chain in reachable for r, _ in chain) if reachable else None)
-        prior = ctx.memory.prior(ctx.embedder.encode([masked])[0], exclude_id=state.get("question_id"),
-                                 exclude_group=state.get("question_group"), k=config.memory_k,
-                                 first_steps=first_steps, question=masked, reachable=reachable,
-                                 first_relation=first_relation)
+        prior = memory_prior(ctx.memory, ctx.neighbours, ctx.embedder, config, masked, [t.id for t in topics],
+                             question_id=state.get("question_id"), question_group=state.get("question_group"))
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
     return {"topics": topics, "link_candidates": candidates, "masked_question": masked, "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
+
+
+def masked_topics(question: str, topics: list[Entity], store: GraphStore, neighbours: NeighborCache) -> str:
+    """The question with its topic entities masked as X, by the names given and the
+    graph's (WebQSP calls Muhammad "Muhammad in Islam", the graph "Muhammad")."""
+    graph_names = neighbours.names([t.id for t in topics])
+    return mask_question(question, [t.name or t.id for t in topics] + list(graph_names.values()),
+                         relation_vocabulary(store))
+
+
+def memory_prior(memory: PathMemory, neighbours: NeighborCache, embedder: Embedder, config: PoGConfig, masked: str,
+                 topic_ids: list[str], *, question_id: str | None = None,
+                 question_group: str | None = None) -> list[PriorChain]:
+    """The path memory's prior for a question (`masked`, its topics `topic_ids`): only the
+    sequences the topics can start (and, for a synthesised memory, have), the question's
+    own group left out, and a synthesised memory told which relation the question names
+    beside its topic."""
+    edges, _ = neighbours.neighbors(topic_ids)
+    first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
+    reachable = first_relation = None
+    if memory.synthetic:
+        reachable = memory.reachable(neighbours, topic_ids, depth=config.max_depth, max_frontier=config.max_frontier)
+        first_relation = PathScorer(embedder, config.weights, masked, None, [], None).first_relation(
+            r for chain in reachable for r, _ in chain)
+    return memory.prior(embedder.encode([masked])[0], exclude_id=question_id, exclude_group=question_group,
+                        k=config.memory_k, first_steps=first_steps, question=masked, reachable=reachable,
+                        first_relation=first_relation)
 
 
 def analysis_is_read(config: PoGConfig, *, has_memory: bool) -> bool:
