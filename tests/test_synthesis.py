@@ -86,21 +86,6 @@ def test_a_description_the_model_gets_wrong_falls_back_to_templates() -> None:
     assert wrong.question == "what is the directed by of {}"
 
 
-def test_a_description_that_does_not_name_its_relation_falls_back_to_templates() -> None:
-    """The 0.5B model described Freebase relations with words they do not have ("what is
-    the region of X" for a country's religions); a described relation must be named, by
-    its letters or by meaning."""
-    embedder = Embedder()
-    directed = (("directed_by", True),)
-    elsewhere = ["What is the location of Big?", "Where is Big?", "the location of Big", "the place of Big"]
-    assert describe(FakeLLM(elsewhere), directed, "Big", "Penny Marshall").question == "What is the location of {}"
-    checked = describe(FakeLLM(elsewhere), directed, "Big", "Penny Marshall", embedder)
-    assert checked.model_dump() == template_description(directed).model_dump()
-    wrote = describe(FakeLLM(["Who wrote Big?", "the writer of Big"]), (("written_by", True),), "Big", "Tom Hanks",
-                     embedder)  # "wrote" is not `written_by` by its letters
-    assert (wrote.question, wrote.phrase) == ("Who wrote {}", "the writer of {}")
-
-
 def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() -> None:
     sequence = FoundSequence(DIRECTORS_OF_FILMS, ((DIRECTORS_OF_FILMS[0],), (DIRECTORS_OF_FILMS[1],)), 1.0,
                              ("Tom Hanks", "Big", "Penny Marshall"))

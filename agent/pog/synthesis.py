@@ -36,10 +36,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
-from agent.pog.memory import ALIKE_WORDS, MASK, MemoryEntry
-from agent.pog.paths import may_name_a_relation, question_tokens, relation_naming_words, word_names_relation
+from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
 from kg_store.errors import InputError
@@ -255,39 +253,20 @@ def template_description(hop: Hop) -> Description:
     return Description(hop=list(hop), question=f"what is the {words} of {SLOT}", phrase=f"the {words} of {SLOT}")
 
 
-def describe(llm: LLMClient, hop: Hop, head: str, tail: str, embedder: Embedder | None = None) -> Description:
+def describe(llm: LLMClient, hop: Hop, head: str, tail: str) -> Description:
     """The LLM's description of one relation (forward), each part checked on the
-    example: it must name the head, must not name the tail, and be one short line; with
-    an `embedder`, it must also name the relation (`names_relation`)."""
+    example: it must name the head, must not name the tail, and be one short line."""
     described = template_description(hop)
     fact = f"{head} | {_words(hop)} | ___"
     for part, prompt in (("question", "synth_question"), ("phrase", "synth_phrase")):
         for temperature in (0.0, 0.8):  # one retry, sampled, when the first reply fails the check
             text = _line(llm.chat(render_chat(prompt, fact=fact), temperature=temperature, max_tokens=32).text)
             slotted = _slotted(text, head, tail)
-            if slotted and embedder is not None and not names_relation(slotted, hop, embedder):
-                slotted = None
             if slotted and (part == "question" or slotted.lower().startswith("the ")):
                 setattr(described, part, slotted.rstrip("?.").strip())
                 described.from_llm.append(part)
                 break
     return described
-
-
-def names_relation(text: str, hop: Hop, embedder: Embedder) -> bool:
-    """Whether a description names the relation it describes: one of its words is a word
-    of the relation by its letters (`paths.word_names_relation`: "writer", "lived") or by
-    meaning ("wrote" for `written_by`, 0.89). On Freebase the 0.5B model wrote "what is
-    the region of X" for a country's religions, "what is the location of X" for what it
-    adjoins and "who is X" for whom X dated, and each became the best match of questions
-    it does not answer."""
-    relation = [w for r, _ in hop for w in relation_naming_words(r)]
-    words = [w for w in (t.lower() for t in question_tokens(text.replace(SLOT, " "))) if may_name_a_relation(w)]
-    if not relation or not words:
-        return False
-    if any(word_names_relation(w, relation) for w in words):
-        return True
-    return bool((embedder.encode(words) @ embedder.encode(relation).T >= ALIKE_WORDS).any())
 
 
 def name_kind(llm: LLMClient, kind: Kind, facts: Sequence[str]) -> str:
@@ -427,11 +406,9 @@ def _singular(noun: str) -> str:
 # ---- the whole run -------------------------------------------------------------------
 
 def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: SynthesisOptions, *,
-               embedder: Embedder | None = None,
                on_step: Callable[[str, int, int], None] | None = None) -> SynthesisReport:
     """Discover, describe, write: the memory at `out_path` (JSON Lines, replaced when
-    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted. With an
-    `embedder`, the model's descriptions must name their relation (`names_relation`)."""
+    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted."""
     work_path = out_path.with_name(out_path.name + ".work.jsonl")
     settings = {"record": "settings", "store": store.display_url, "max_depth": options.max_depth,
                 "seed": options.seed, "per_kind": options.per_kind, "min_support": options.min_support,
@@ -464,7 +441,7 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
         relations = _relations_with_examples(sequences)
         for done, (hop, (head, tail)) in enumerate(relations.items(), 1):
             if hop not in descriptions:
-                descriptions[hop] = describe(llm, hop, head, tail, embedder)
+                descriptions[hop] = describe(llm, hop, head, tail)
                 keep({"record": "description", **descriptions[hop].model_dump()})
             if on_step:
                 on_step("describing relations", done, len(relations))

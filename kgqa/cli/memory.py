@@ -108,7 +108,6 @@ def memory_synthesize(
     written as several questions (the LLM describes each relation from its name and
     example entities; plain templates fill in), topic masked. Entries are marked
     synthetic and hold no answers."""
-    from agent.embeddings import Embedder
     from agent.llm.factory import open_llm
     from agent.pog.synthesis import SynthesisOptions, synthesize
 
@@ -122,8 +121,7 @@ def memory_synthesize(
 
         try:
             with open_llm(settings) as model:
-                report = synthesize(target, model, out_path, options, embedder=Embedder.from_settings(settings),
-                                    on_step=on_step)
+                report = synthesize(target, model, out_path, options, on_step=on_step)
         except KGQAError as exc:
             raise fail(str(exc)) from exc
         except KeyboardInterrupt:
