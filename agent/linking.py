@@ -244,15 +244,19 @@ def mention_span(question: str, name: str, vocabulary: Collection[str] = frozens
     abbreviations = {"".join(w[0] for w in content) if len(content) >= 2 else "",
                      "".join(w for w in name_words if len(w) == 1)} - {""}
 
-    def is_name_word(word: str) -> bool:
-        if len(word) >= 2 and word in abbreviations and word not in _STOP:
-            return True
-        return any(word == n or (min(len(word), len(n)) >= MIN_SPELLING_LETTERS
-                                 and SequenceMatcher(None, word, n).ratio() >= SPELLING_SIMILARITY) for n in name_words)
+    def spelt_as(word: str) -> list[str]:  # the name's words that `word` is, or spells differently
+        return [n for n in name_words if word == n or (min(len(word), len(n)) >= MIN_SPELLING_LETTERS
+                                                       and SequenceMatcher(None, word, n).ratio() >= SPELLING_SIMILARITY)]
 
-    def says_which(word: str) -> bool:  # a word that can only be the name's
+    def is_name_word(word: str) -> bool:
+        return (len(word) >= 2 and word in abbreviations and word not in _STOP) or bool(spelt_as(word))
+
+    def says_which(word: str) -> bool:
+        """A word that can only be the name's: not a relation's word, nor another spelling of
+        a name word that is one ("married" for the CVT topic "Marriage")."""
         singular = (word[:-1], word[:-3] + "y") if word.endswith("s") else ()
-        return word not in _STOP and word not in vocabulary and not any(s in vocabulary for s in singular)
+        return (word not in _STOP and word not in vocabulary and not any(s in vocabulary for s in singular)
+                and not any(n != word and n in vocabulary for n in spelt_as(word)))
 
     tokens = list(_MENTION_WORD.finditer(question))
     words = [_plain(t.group(0)) for t in tokens]

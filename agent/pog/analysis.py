@@ -15,7 +15,7 @@ from agent.linking import Entity, relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.pog.memory import PathMemory, mask_question
-from agent.pog.scoring import PathScorer
+from agent.pog.scoring import ChainKey, PathScorer
 from agent.pog.state import PoGState, PriorChain
 from kg_store import GraphStore
 from kg_store.paths import NeighborCache
@@ -83,7 +83,8 @@ def memory_prior(memory: PathMemory, neighbours: NeighborCache, embedder: Embedd
     beside its topic."""
     edges, _ = neighbours.neighbors(topic_ids)
     first_steps = {(e.relation, e.direction == "out") for es in edges.values() for e in es}
-    reachable = first_relation = None
+    reachable: set[ChainKey] | None = None
+    first_relation: str | None = None
     if memory.synthetic:
         reachable = memory.reachable(neighbours, topic_ids, depth=config.max_depth, max_frontier=config.max_frontier)
         first_relation = PathScorer(embedder, config.weights, masked, None, [], None).first_relation(
