@@ -277,9 +277,9 @@ class PathMemory:
                         best[chain] = scored
         for chain in self._asks_for_another_kind(question, best):
             best[chain] -= SYNTHETIC_KIND_PENALTY
-        if first_relation is not None:
-            for chain in best:
-                best[chain] -= SYNTHETIC_FIRST_PENALTY * (chain[0][0] != first_relation)
+        for chain in best:
+            if first_relation is not None and chain[0][0] != first_relation:
+                best[chain] -= SYNTHETIC_FIRST_PENALTY
         top = max(best.values())
         shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
         total = sum(shares.values())

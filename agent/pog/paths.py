@@ -125,8 +125,8 @@ def asked_words(question: str) -> list[str]:
     "what are the" up to its first preposition ("what are the *primary languages* in the
     movies ..."), and past a generic head's "of" ("what kind of *government*", "what is
     the name of the *currency*"). Empty when the question does not say ("who directed X",
-    "what is X"). Only the words: telling nouns from verbs needs no more here than
-    "which of these words is it like"."""
+    "what is X"). Words, not a parse: "what are the movies written by X" gives "movies" and
+    "written"; what reads them compares words, and a participle riding along does no harm."""
     words = [w.lower() for w in question_tokens(question)]
     at = next((i for i, w in enumerate(words) if w in _WH_AUX), None)
     if at is None or at + 1 >= len(words):
