@@ -8,7 +8,8 @@ For each question (a fixed-seed sample of each file, as `kgqa eval --sample` dra
 the memory's prior is computed as the agent computes it (`agent.pog.analysis.memory_prior`:
 the question masked, only the sequences its topic entities have), and its best sequence is
 compared with the sequences the reference memory (a labelled one: the bundled MetaQA memory
-by default) holds for the same question id. The labels are read here only to count; the agent never sees them.
+by default) holds for the same question id. The labels are read here only to count; the
+agent never sees them.
 Prints one JSON object: per file, the share of questions whose best path is a labelled
 one, and whose best path has a labelled path's length.
 """

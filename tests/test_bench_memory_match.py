@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from agent.pog.memory import MemoryEntry
 from loaders.questions import read_questions
+from tests.bench_fixture import metaqa_store, run_bench
 
-ROOT = Path(__file__).resolve().parent.parent
 KB = """Big|starred_actors|Tom Hanks
 Big|directed_by|Penny Marshall
 Big|release_year|1988
@@ -33,19 +30,13 @@ def entries(items: list[tuple[str, list[tuple[str, bool]]]], *, ids: list[str], 
 
 
 def test_the_best_path_is_counted_against_the_labelled_one(tmp_path: Path) -> None:
-    (tmp_path / "kb.txt").write_text(KB)
-    (tmp_path / "qa_dev_1hop.txt").write_text(QUESTIONS)
-    store = f"oxigraph:{tmp_path / 'store'}"
-    subprocess.run([sys.executable, "-m", "kgqa", "load", str(tmp_path / "kb.txt"), "-f", "metaqa", "--store", store],
-                   check=True, capture_output=True)
-    ids = [q.id for q in read_questions(tmp_path / "qa_dev_1hop.txt", "metaqa").questions]
+    store, questions = metaqa_store(tmp_path, KB, QUESTIONS)
+    ids = [q.id for q in read_questions(questions, "metaqa").questions]
     (tmp_path / "synth.jsonl").write_text(entries(WRITTEN, ids=[f"synthetic:{i}" for i in range(4)], synthetic=True))
     # the labels: right for the first two questions, a wrong sequence of the right length for the third
     labels = [WRITTEN[0], WRITTEN[1], ("", [("release_year", False)])]
     (tmp_path / "labelled.jsonl").write_text(entries(labels, ids=ids, synthetic=False))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "memory_match.py"), "--memory",
-                           str(tmp_path / "synth.jsonl"), "--reference", str(tmp_path / "labelled.jsonl"), "--store",
-                           store, "--questions", str(tmp_path / "qa_dev_1hop.txt"), "--sample", "3", "--json"],
-                          check=True, capture_output=True, text=True)
-    report = json.loads(done.stdout)["files"]["qa_dev_1hop.txt"]
+    report = run_bench("memory_match.py", "--memory", str(tmp_path / "synth.jsonl"), "--reference",
+                       str(tmp_path / "labelled.jsonl"), "--store", store, "--questions", str(questions), "--sample", "3",
+                       "--json")["files"]["qa_dev_1hop.txt"]
     assert report == {"questions": 3, "best_path_right": round(2 / 3, 3), "best_path_length_right": 1.0}

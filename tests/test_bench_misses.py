@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from loaders.questions import read_questions
+from tests.bench_fixture import metaqa_store, run_bench
 
-ROOT = Path(__file__).resolve().parent.parent
 KB = """Big|directed_by|Penny Marshall
 Big|starred_actors|Tom Hanks
 Splash|directed_by|Ron Howard
@@ -23,18 +21,9 @@ who directed the films [Tom Hanks] starred in\tRon Howard
 """
 
 
-def _write(tmp_path: Path) -> Path:
-    (tmp_path / "kb.txt").write_text(KB)
-    (tmp_path / "qa.txt").write_text(QUESTIONS)
-    return tmp_path / "qa.txt"
-
-
 def _run(tmp_path: Path, depth: int) -> dict:
-    _write(tmp_path)
-    store = f"oxigraph:{tmp_path / 'store'}"
-    subprocess.run([sys.executable, "-m", "kgqa", "load", str(tmp_path / "kb.txt"), "-f", "metaqa", "--store", store],
-                   check=True, capture_output=True)
-    hit, reachable_miss, unreachable_miss, two_hops = read_questions(tmp_path / "qa.txt", "metaqa").questions
+    store, questions = metaqa_store(tmp_path, KB, QUESTIONS, "qa.txt")
+    hit, reachable_miss, unreachable_miss, two_hops = read_questions(questions, "metaqa").questions
     rows = [  # the second is missed although the walk reaches Ron Howard; the third's gold is nowhere in the KB;
         # the fourth's gold is two hops from Tom Hanks
         {"id": hit.id, "prediction": ["Penny Marshall"], "gold": ["Penny Marshall"]},
@@ -44,15 +33,13 @@ def _run(tmp_path: Path, depth: int) -> dict:
     ]
     with gzip.open(tmp_path / "run.jsonl.gz", "wt") as out:
         out.writelines(json.dumps(row) + "\n" for row in rows)
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "misses.py"), "--run", str(tmp_path / "run.jsonl.gz"),
-                           "--questions", str(tmp_path / "qa.txt"), "-f", "metaqa", "--store", store,
-                           "--depth", str(depth), "--json"], check=True, capture_output=True, text=True)
-    return json.loads(done.stdout)
+    return run_bench("misses.py", "--run", str(tmp_path / "run.jsonl.gz"), "--questions", str(questions), "-f", "metaqa",
+                     "--store", store, "--depth", str(depth), "--json")
 
 
 def test_a_miss_is_unreachable_only_when_no_walk_from_the_topic_names_a_gold_answer(tmp_path: Path) -> None:
-    ids = [q.id for q in read_questions(_write(tmp_path), "metaqa").questions]
     one_hop = _run(tmp_path, depth=1)
+    ids = [q.id for q in read_questions(tmp_path / "qa.txt", "metaqa").questions]
     assert (one_hop["questions"], one_hop["misses"], one_hop["hits1"]) == (4, 3, 0.25)
     assert one_hop["unreachable_ids"] == [ids[2], ids[3]] and one_hop["ceiling"] == 0.5
     assert _run(tmp_path, depth=2)["unreachable_ids"] == [ids[2]]  # Tom Hanks -> Splash -> Ron Howard
