@@ -84,3 +84,12 @@ def relation_words(relation: str) -> str:
     segments = relation.replace("/", ".").split(".")
     words = segments[-2:] if len(segments) > 2 else segments
     return " ".join(words).replace("_", " ")
+
+
+def head_type_words(relation: str) -> str | None:
+    """`people.cause_of_death.people` -> `cause of death`: the type of the relation's
+    heads, which Freebase-style names (domain.type.property) carry; None for a name
+    without one (`directed_by`, an IRI). A walk backwards reaches it: from a person,
+    `~people.cause_of_death.people` reaches "the cause of death of X"."""
+    segments = [s for s in relation.replace("/", ".").split(".") if s] if "://" not in relation else []
+    return segments[-2].replace("_", " ") if len(segments) >= 3 else None

@@ -41,7 +41,7 @@ from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
 from kg_store.errors import InputError
-from kg_store.ids import relation_words
+from kg_store.ids import head_type_words, relation_words
 from kg_store.paths import NeighborCache, PathGroup, explore
 from prompts import render_chat
 
@@ -331,8 +331,12 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         if backwards:  # the answer is the relation's head: "the movies X starred in"
             participle = _participle(words, verb)
             asked = [f"which {head_kind} have {formal} as their {noun}", f"which {head_kind} {words} {formal}"]
+            head_type = head_type_words(written[0][0])  # "the cause of death of X", where the name says what it is
             phrases = []
             for phrase in natural:
+                if head_type:
+                    asked += [f"what is the {head_type} of {phrase}"]
+                    phrases += [f"the {head_type} of {phrase}"]
                 asked += [f"which {head_kind} did {phrase} {verb}"] if verb else []
                 asked += [f"which {head_kind} is {phrase} the {noun} of"]
                 phrases += [f"the {head_kind} {phrase} {verb}"] if verb else []
