@@ -110,6 +110,27 @@ def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() ->
             "what are the movies directed by the director of X"} <= set(questions_for(same_director, descriptions, nouns))
 
 
+def test_a_reverse_hop_over_a_typed_relation_name_is_written_as_the_heads_type() -> None:
+    """From a person, `~people.cause_of_death.people` reaches "the cause of death of X";
+    through a CVT, `~education.education.student / ~...students_graduates` reaches "the
+    educational institution of X". Untyped names (MetaQA's) write what they did."""
+    from kg_store.ids import head_type_words
+
+    assert head_type_words("people.cause_of_death.people") == "cause of death"
+    assert head_type_words("/education/educational_institution/students_graduates") == "educational institution"
+    assert head_type_words("directed_by") is None
+    assert head_type_words("http://dbpedia.org/ontology/birthPlace") is None
+    died_of = (("people.cause_of_death.people", False),)
+    sequence = FoundSequence(died_of, (died_of,), 1.0, ("George Orwell", "Tuberculosis"))
+    written = questions_for(sequence, {}, {("people.cause_of_death.people", True): "people"})
+    assert "what is the cause of death of X" in written
+    school = (("education.education.student", False), ("education.educational_institution.students_graduates", False))
+    walked = FoundSequence(school, (school,), 1.0, ("Michael Jordan", "University of North Carolina"))
+    assert "what is the educational institution of X" in questions_for(walked, {}, {})
+    untyped = questions_for(FoundSequence(ACTED_IN, (ACTED_IN,), 1.0, ("Tom Hanks", "Big")), {}, {})
+    assert not any(text.startswith("what is the ") for text in untyped)
+
+
 def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
     llm = FakeLLM(describer)
@@ -225,4 +246,5 @@ def test_a_synthesised_memory_reads_what_the_question_asks_for_and_where_it_star
     best = memory.prior(embedder.encode([question])[0], question=question, first_steps=first_steps,
                         first_relation=first)[0]
     assert tuple(map(tuple, best.steps)) == expected
+
 
