@@ -324,14 +324,14 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         written, backwards = forward(hop)
         described = descriptions.get(written) or template_description(written)
         words, noun = _words(written), _singular(described.noun)
-        head_kind = nouns.get((written[0][0], True), "things")
+        head_type = head_type_words(written[0][0])  # "the cause of death of X", where the name says what it is
+        head_kind = _plural(head_type) if head_type else nouns.get((written[0][0], True), "things")
         tail_kind = nouns.get((written[-1][0], False), "things")
         verb = _subject_verb(described.question)
         there_and_back = previous is not None and previous[0] == written and previous[1] != backwards
         if backwards:  # the answer is the relation's head: "the movies X starred in"
             participle = _participle(words, verb)
             asked = [f"which {head_kind} have {formal} as their {noun}", f"which {head_kind} {words} {formal}"]
-            head_type = head_type_words(written[0][0])  # "the cause of death of X", where the name says what it is
             phrases = []
             for phrase in natural:
                 if head_type:
@@ -392,6 +392,23 @@ def _subject_verb(question: str) -> str | None:
 
 _IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman", "movies": "movie",
                       "series": "series", "species": "species"}
+
+
+def _plural(noun: str) -> str:
+    """"educational institution" -> "educational institutions", "cause of death" -> "causes
+    of death", "country" -> "countries"."""
+    if " of " in noun:
+        head, rest = noun.split(" of ", 1)
+        return f"{_plural(head)} of {rest}"
+    *before, last = noun.split(" ")
+    irregular = {single: plural for plural, single in _IRREGULAR_PLURALS.items()}
+    if last in irregular:
+        last = irregular[last]
+    elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
+        last = last[:-1] + "ies"
+    elif not last.endswith("s"):
+        last += "s"
+    return " ".join([*before, last])
 
 
 def _singular(noun: str) -> str:
