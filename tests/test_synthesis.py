@@ -113,7 +113,8 @@ def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() ->
 def test_a_reverse_hop_over_a_typed_relation_name_is_written_as_the_heads_type() -> None:
     """From a person, `~people.cause_of_death.people` reaches "the cause of death of X";
     through a CVT, `~education.education.student / ~...students_graduates` reaches "the
-    educational institution of X". Untyped names (MetaQA's) write what they did."""
+    educational institution of X", and asks "which educational institutions ...". Untyped
+    names (MetaQA's) write what they did."""
     from kg_store.ids import head_type_words
 
     assert head_type_words("people.cause_of_death.people") == "cause of death"
@@ -126,7 +127,13 @@ def test_a_reverse_hop_over_a_typed_relation_name_is_written_as_the_heads_type()
     assert "what is the cause of death of X" in written
     school = (("education.education.student", False), ("education.educational_institution.students_graduates", False))
     walked = FoundSequence(school, (school,), 1.0, ("Michael Jordan", "University of North Carolina"))
-    assert "what is the educational institution of X" in questions_for(walked, {}, {})
+    to_school = questions_for(walked, {}, {})
+    assert "what is the educational institution of X" in to_school
+    # and asked for as that type, not as the model's name for the kind (it called them "countries")
+    nouns = {("education.educational_institution.students_graduates", True): "countries"}
+    assert not any("countries" in text for text in questions_for(walked, {}, nouns))
+    assert any(text.startswith("which educational institutions ") for text in to_school)
+    assert any(text.startswith("which causes of death ") for text in written)
     untyped = questions_for(FoundSequence(ACTED_IN, (ACTED_IN,), 1.0, ("Tom Hanks", "Big")), {}, {})
     assert not any(text.startswith("what is the ") for text in untyped)
 
