@@ -253,5 +253,3 @@ def test_a_synthesised_memory_reads_what_the_question_asks_for_and_where_it_star
     best = memory.prior(embedder.encode([question])[0], question=question, first_steps=first_steps,
                         first_relation=first)[0]
     assert tuple(map(tuple, best.steps)) == expected
-
-

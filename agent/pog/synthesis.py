@@ -13,7 +13,9 @@
    the check falls back to plain templates from the relation's name. The LLM is never
    asked for the reverse direction: the 0.5B model writes "who directed Hal Ashby" when
    asked for the films Hal Ashby directed. Reverse hops are composed from the forward
-   description instead ("which films is X the director of").
+   description instead ("which films is X the director of"), and where the relation's
+   name gives its heads' type (Freebase's `domain.type.property`), as that type ("the
+   cause of death of X", "which educational institutions ...").
 3. **Write** several questions per sequence by nesting the descriptions ("who directed
    the films whose actor is X"), plus plain templates from the relation names, with the
    topic masked as X. Entries are the memory's own format, marked synthetic, with no
@@ -392,6 +394,7 @@ def _subject_verb(question: str) -> str | None:
 
 _IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman", "movies": "movie",
                       "series": "series", "species": "species"}
+_IRREGULAR_SINGULARS = {single: plural for plural, single in _IRREGULAR_PLURALS.items()}
 
 
 def _plural(noun: str) -> str:
@@ -401,9 +404,8 @@ def _plural(noun: str) -> str:
         head, rest = noun.split(" of ", 1)
         return f"{_plural(head)} of {rest}"
     *before, last = noun.split(" ")
-    irregular = {single: plural for plural, single in _IRREGULAR_PLURALS.items()}
-    if last in irregular:
-        last = irregular[last]
+    if last in _IRREGULAR_SINGULARS:
+        last = _IRREGULAR_SINGULARS[last]
     elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
         last = last[:-1] + "ies"
     elif not last.endswith("s"):
