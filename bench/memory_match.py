@@ -27,7 +27,6 @@ from agent.pog.analysis import masked_topics, memory_prior
 from agent.pog.config import PoGConfig
 from agent.pog.memory import PathMemory, read_entries
 from kg_store import open_store
-from kg_store.paths import NeighborCache
 from loaders.questions import question_group, read_questions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +53,7 @@ def main() -> None:
     labelled = {e.question_id: {tuple((r, bool(f)) for r, f in p) for p in e.paths}
                 for e in read_entries(args.reference)}
     store = open_store(args.store, read_only=True)
-    neighbours = NeighborCache(store, limit_per_entity=config.limit_per_entity,
-                               every_relation=config.hub_every_relation)
+    neighbours = config.neighbour_cache(store)
     report: dict[str, dict[str, float | int]] = {}
     for path in args.questions:
         chosen = select(read_questions(path, args.format), sample=args.sample, seed=args.seed)

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from agent.optional.config import FIConfig, PoolingConfig
+from kg_store import GraphStore
+from kg_store.paths import NeighborCache
 
 # The paper's four pruning strategies.
 Strategy = Literal["fuzzy", "fuzzy+precise", "fuzzy+branch", "fuzzy+branch+precise"]
@@ -144,3 +146,8 @@ class PoGConfig(BaseModel):
         if isinstance(data, dict) and data.get("preset") in PRESETS:
             return {**PRESETS[data["preset"]], **data}
         return data
+
+    def neighbour_cache(self, store: GraphStore) -> NeighborCache:
+        """The walks the agent takes over `store`: its hub cap and hub fill. Benchmarks that
+        reproduce the agent's reading build theirs here too, so they cannot drift from it."""
+        return NeighborCache(store, limit_per_entity=self.limit_per_entity, every_relation=self.hub_every_relation)

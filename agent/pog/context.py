@@ -28,8 +28,7 @@ class PoGContext:
     neighbours: NeighborCache = field(init=False)
 
     def __post_init__(self) -> None:
-        self.neighbours = NeighborCache(self.store, limit_per_entity=self.config.limit_per_entity,
-                                        every_relation=self.config.hub_every_relation)
+        self.neighbours = self.config.neighbour_cache(self.store)
         if self.memory is None and self.config.path_memory is not None:
             self.memory = PathMemory.load(self.config.path_memory, self.embedder)
 
