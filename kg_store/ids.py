@@ -86,6 +86,20 @@ def relation_words(relation: str) -> str:
     return " ".join(words).replace("_", " ")
 
 
+# Relations whose tails describe their head: a vocabulary's convention rather than the
+# name's letters (schema.org's `keywords`: "tags used to describe" an item). Questions ask
+# for them by what they do, "which words describe X", "what is X about", words the small
+# model never writes for a relation named `has_tags`.
+_DESCRIBING_NOUNS = frozenset({"tag", "tags", "keyword", "keywords"})
+DESCRIBING_WORDS = ("describe", "about")
+
+
+def describes_its_head(relation: str) -> bool:
+    """`has_tags`, `schema:keywords`: the relation's tails are words that describe its head."""
+    words = relation_words(relation).split()
+    return bool(words) and words[-1].lower() in _DESCRIBING_NOUNS
+
+
 def head_type_words(relation: str) -> str | None:
     """`people.cause_of_death.people` -> `cause of death`: the type of the relation's
     heads, which Freebase-style names (domain.type.property) carry; None for a name

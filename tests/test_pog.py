@@ -527,6 +527,9 @@ def test_without_a_memory_every_depth_is_explored_and_the_shorter_path_ranks_fir
     ("when was [topic] released", ["release_year"], ["film.film.country"]),
     ("which films share the director with [topic]", ["directed_by", "http://dbpedia.org/ontology/director"],
      ["in_language"]),
+    # tags are asked for by what they do (MetaQA dev: half the 1-hop misses)
+    ("which words describe [topic]", ["has_tags", "http://schema.org/keywords"], ["has_genre", "in_language"]),
+    ("what films are about [topic]", ["has_tags"], ["written_by", "directed_by"]),
 ])
 def test_a_question_names_a_relation_by_a_word_of_its_property(embedder: Embedder, question: str, named: list[str],
                                                                  not_named: list[str]) -> None:

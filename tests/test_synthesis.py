@@ -138,6 +138,20 @@ def test_a_reverse_hop_over_a_typed_relation_name_is_written_as_the_heads_type()
     assert not any(text.startswith("what is the ") for text in untyped)
 
 
+def test_tags_are_asked_for_by_what_they_do() -> None:
+    """The model writes "what tags does X have"; MetaQA asks "which words describe X" and
+    "what films can be described by X". Relations of other names write no such question."""
+    tags = (("has_tags", True),)
+    written = questions_for(FoundSequence(tags, (tags,), 1.0, ("Ocean Waves", "studio ghibli")), {}, {})
+    assert {"which words describe X", "what is X about"} <= set(written)
+    tagged = (("has_tags", False),)
+    nouns = {("has_tags", True): "movies"}
+    assert "which movies can be described by X" in questions_for(FoundSequence(tagged, (tagged,), 1.0, ("4", "Shrek 2")),
+                                                                 {}, nouns)
+    untagged = questions_for(FoundSequence(ACTED_IN, (ACTED_IN,), 1.0, ("Tom Hanks", "Big")), {}, {})
+    assert not any("describe" in text or "about" in text for text in untagged)
+
+
 def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
     llm = FakeLLM(describer)

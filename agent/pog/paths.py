@@ -9,7 +9,7 @@ from itertools import pairwise
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
 from kg_store import UNNAMED
-from kg_store.ids import relation_words
+from kg_store.ids import DESCRIBING_WORDS, describes_its_head, relation_words
 from kg_store.paths import NeighborCache, PathGroup
 
 
@@ -166,9 +166,11 @@ _QUESTION_WORDS = frozenset({"the", "who", "what", "which", "whom", "whose", "wh
 def relation_naming_words(relation: str) -> list[str]:
     """The words of a relation that a question may name it by: its property's (a Freebase
     relation's type words, "film" in `film.film.directed_by`, name nearly every question
-    about the domain), four letters or more."""
+    about the domain), four letters or more; and for tags, what they do ("describe",
+    "about": `ids.describes_its_head`)."""
     words = relation_words(relation if "://" in relation else relation.replace("/", ".").rsplit(".", 1)[-1])
-    return [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+    naming = [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+    return naming + list(DESCRIBING_WORDS) if describes_its_head(relation) else naming
 
 
 def question_tokens(question: str) -> list[str]:

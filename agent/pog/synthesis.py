@@ -15,7 +15,9 @@
    asked for the films Hal Ashby directed. Reverse hops are composed from the forward
    description instead ("which films is X the director of"), and where the relation's
    name gives its heads' type (Freebase's `domain.type.property`), as that type ("the
-   cause of death of X", "which educational institutions ...").
+   cause of death of X", "which educational institutions ..."). Tags are also asked for by
+   what they do ("which words describe X", "which movies can be described by X"): the
+   model writes "what tags does X have".
 3. **Write** several questions per sequence by nesting the descriptions ("who directed
    the films whose actor is X"), plus plain templates from the relation names, with the
    topic masked as X. Entries are the memory's own format, marked synthetic, with no
@@ -43,7 +45,7 @@ from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
 from kg_store.errors import InputError
-from kg_store.ids import head_type_words, relation_words
+from kg_store.ids import describes_its_head, head_type_words, relation_words
 from kg_store.paths import NeighborCache, PathGroup, explore
 from prompts import render_chat
 
@@ -331,6 +333,7 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         tail_kind = nouns.get((written[-1][0], False), "things")
         verb = _subject_verb(described.question)
         there_and_back = previous is not None and previous[0] == written and previous[1] != backwards
+        describing = describes_its_head(written[-1][0])  # tags: "which words describe X"
         if backwards:  # the answer is the relation's head: "the movies X starred in"
             participle = _participle(words, verb)
             asked = [f"which {head_kind} have {formal} as their {noun}", f"which {head_kind} {words} {formal}"]
@@ -343,6 +346,8 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
                 asked += [f"which {head_kind} is {phrase} the {noun} of"]
                 phrases += [f"the {head_kind} {phrase} {verb}"] if verb else []
                 phrases += [f"the {head_kind} {participle} {phrase}"] if participle else []
+            if describing:  # "which movies can be described by X"
+                asked += [f"which {head_kind} can be described by {natural[0]}", f"which {head_kind} are about {natural[0]}"]
             if there_and_back and verb:  # "the director of X also directed which movies"
                 asked += [f"{natural[0]} also {verb} which {head_kind}", f"what other {head_kind} did {natural[0]} {verb}"]
             natural = phrases or [f"the {head_kind} whose {noun} is {natural[0]}"]
@@ -357,6 +362,7 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
             asked = [described.question.replace(SLOT, formal)]
             for phrase in natural:
                 asked += [described.question.replace(SLOT, phrase), f"{who} is {described.phrase.replace(SLOT, phrase)}"]
+                asked += [f"which words describe {phrase}", f"what is {phrase} about"] if describing else []
             natural = [described.phrase.replace(SLOT, phrase) for phrase in natural]
             formal = described.phrase.replace(SLOT, formal)
             plain = f"the {words} of {plain}"
