@@ -681,6 +681,23 @@ def test_a_path_that_leaves_out_a_relation_the_question_names_ranks_below_one_th
     assert full["total"] > short["total"]
 
 
+def test_a_word_that_names_several_relations_costs_a_path_that_walks_none_of_them_once(embedder: Embedder) -> None:
+    """"What did Isaac Newton study" names four education relations by "study"; the
+    profession path leaves them all out and pays for one word, not four (WebQSP dev: it
+    lost to a six-step walk through his college's students)."""
+    from agent.pog.config import ScoreWeights
+    from agent.pog.scoring import PathScorer
+
+    education = ("education.education.student", "education.educational_institution.students_graduates",
+                 "education.field_of_study.students_majoring")
+    walks_them = (tuple((r, False) for r in education), {}, 3)
+    profession = ((("people.person.profession", True),), {}, 1)
+    scorer = PathScorer(embedder, ScoreWeights(), "what area of science did X study", None, [], None)
+    assert all(scorer.named(r) for r in education)
+    walked, left_out = scorer.score([walks_them, profession])
+    assert (walked["missing"], left_out["missing"]) == (0.0, 1.0)
+
+
 def synthesised_entry(number: int, text: str, chain: list[tuple[str, bool]]) -> MemoryEntry:
     return MemoryEntry(question_id=f"synthetic:{number}", question=text, paths=[chain], depth=len(chain),
                        synthetic=True, support=1.0)

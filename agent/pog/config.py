@@ -32,9 +32,9 @@ class ScoreWeights(BaseModel):
     unnamed: float = Field(default=0.2, description="Penalty per step whose relation the question does not name "
                            "(PathScorer.named): the embeddings favour paths that run on past the answer "
                            "(written_by, then starred_actors, for 'what did X write').")
-    missing: float = Field(default=0.1, description="Penalty per relation the question names (of those the candidate "
-                           "paths walk) that the path does not walk: 'who directed the films X acted in' is not answered "
-                           "by the films X acted in.")
+    missing: float = Field(default=0.1, description="Penalty per word of the question that names a relation (of "
+                           "those the candidate paths walk) when the path walks none it names: 'who directed the films "
+                           "X acted in' is not answered by the films X acted in.")
     first: float = Field(default=0.1, description="Penalty for a path whose first step is not the relation the "
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "
                          "sentence embeddings hardly see order, and 'the release years of the films that share "

@@ -8,7 +8,8 @@
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
                           synonym: word embeddings at least w.synonym alike)
-          - w.missing   * relations the question names (among the candidates') the path does not walk
+          - w.missing   * words of the question that name a relation (among the candidates') where the
+                          path walks none of the relations they name
           - w.first     * [the path's first step is not the relation the question names beside its
                            topic, or as what the topic shares (`paths.topic_relation`)]
           - w.back      * [the path ends among the topic's siblings and the question does
@@ -126,6 +127,9 @@ class PathScorer:
         # The relations the question names, among those the candidates walk, and of them the
         # one a path should walk first.
         asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing or w.first else set()
+        # Counted by the words that name them: "study" names four of Freebase's education
+        # relations, and a path that left them all out paid for four where the question said one.
+        asked_words = frozenset().union(*(self.naming_positions(r) for r in asked))
         first = self.first_relation(asked) if w.first else None
         scored = []
         for i, (steps, _, depth) in enumerate(items):
@@ -134,7 +138,7 @@ class PathScorer:
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
                      "back": float(sibling_mismatch(steps, self.asks_for_siblings)),
                      "unnamed": float(sum(not self.named(r) for r, _ in steps)),
-                     "missing": float(len(asked - {r for r, _ in steps})),
+                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
                      "first": float(first is not None and steps[0][0] != first)}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
