@@ -9,7 +9,11 @@ fact, or holds it under another name (MetaQA's gold sets come from a different b
 its KB than kb.txt). No agent reads this; the gold answers are read here only to count.
 Prints one JSON line: questions, Hits@1, misses, unreachable misses, and the ceiling
 (the share of questions not unreachable), so a missed goal can be told apart from a
-question no graph walk can answer.
+question no graph walk can answer; and the misses with a topic entity the store holds no
+fact about (`topic_absent`: a constraint on that entity cannot be applied, as for CWQ's
+second topics that the FB15k-237 subset lacks), whether or not they are reachable, how
+many of all the questions have such a topic, and Hits@1 over the questions whose every
+topic it holds (`hits1_topics_held`).
 """
 
 from __future__ import annotations
@@ -43,12 +47,21 @@ def main() -> None:
     neighbours = NeighborCache(store, limit_per_entity=None)
     missed = [row for row in rows if not row["hits1"]]
     unreachable = [row["id"] for row in missed if not _reaches_gold(neighbours, topics[row["id"]], row["gold"], args.depth)]
+    degrees = store.degrees([t for row in rows for t in topics[row["id"]]])
+    lacking = {row["id"] for row in rows if any(degrees[t] == 0 for t in topics[row["id"]])}
+    topic_absent = [row["id"] for row in missed if row["id"] in lacking]
     store.close()
     print(json.dumps({
         "run": args.label or args.run.name, "depth": args.depth, "questions": len(rows),
         "hits1": round(sum(r["hits1"] for r in rows) / len(rows), 3), "misses": len(missed),
         "unreachable": len(unreachable), "ceiling": round(1 - len(unreachable) / len(rows), 3),
-        "unreachable_ids": unreachable}))
+        "unreachable_ids": unreachable, "questions_topic_absent": len(lacking), "topic_absent": len(topic_absent),
+        "hits1_topics_held": _mean([r["hits1"] for r in rows if r["id"] not in lacking]),
+        "topic_absent_ids": topic_absent}))
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
 
 
 def _reaches_gold(neighbours: NeighborCache, seeds: list[str], gold: list[str], depth: int) -> bool:
