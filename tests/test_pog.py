@@ -661,6 +661,32 @@ def test_the_models_pick_of_a_path_far_below_the_best_so_far_gives_way_to_the_be
     assert update["source"] == "kg"
 
 
+@pytest.mark.parametrize(("synthesised", "other_depth", "answer"), [
+    (True, 1, "Tuberculosis"),  # the vote alone put the place of death first: the model's pick stands
+    (False, 1, "London"),  # a labelled memory's vote, or none: the margin counts every term
+    (True, 2, "London"),  # across depths the vote stays the judge
+])
+def test_with_a_synthesised_memory_the_models_pick_of_a_path_as_deep_stands_when_only_the_vote_set_it_apart(
+        embedder: Embedder, synthesised: bool, other_depth: int, answer: str) -> None:
+    """"What did George Orwell die of": the synthesised vote chose the place of death
+    ("where did X die" is nearer in sentence embeddings than "the cause of death of X");
+    by every other term the cause-of-death path is as good, and the model knows the fact."""
+    memory = PathMemory([synthesised_entry(1, "where did X die", [("place_of_death", True)])], embedder)
+    llm = scripted(answer="ans: Tuberculosis")
+    context = PoGContext(film_store(), llm, embedder, PoGConfig(), memory=memory if synthesised else None)
+    names = {e: e for e in ("George Orwell", "London", "Tuberculosis", "1984")}
+    died_at = PathCandidate(seed="George Orwell", steps=[("place_of_death", True)], hops=[["London"]],
+                            text="George Orwell -> place_of_death -> London", phase="topic", depth=1, score=0.5,
+                            score_parts={"memory": 0.99})
+    steps = [("cause_of_death", True)] if other_depth == 1 else [("wrote", True), ("cause_of_death", True)]
+    hops = [["Tuberculosis"]] if other_depth == 1 else [["1984"], ["Tuberculosis"]]
+    died_of = PathCandidate(seed="George Orwell", steps=steps, hops=hops, phase="topic", depth=other_depth, score=0.2,
+                            text=path_text("George Orwell", steps, hops, names, 20), score_parts={"memory": 0.01})
+    update = answer_from_paths({"question": "what did george orwell die of", "kept": [died_at, died_of],
+                                "names": names, "evidence": "", "phase": "topic"}, Runtime(context=context))
+    assert update["sufficient"] and update["answers"][0] == answer
+
+
 def test_a_path_that_leaves_out_a_relation_the_question_names_ranks_below_one_that_walks_it(
         embedder: Embedder) -> None:
     """"Who directed the films X acted in": the one-hop path to X's films (whose ends the

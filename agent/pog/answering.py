@@ -57,8 +57,9 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     holds makes the paths sufficient:
 
     1. a name it gives ends a kept path whose score is within `answer_margin` of the
-       best path so far (phase 1's best included): that entity first, then the rest of
-       the path's ends;
+       best path so far (phase 1's best included), or, with a synthesised memory, a kept
+       path as deep as the best that is within the margin by every term but the memory's
+       vote: that entity first, then the rest of the path's ends;
     2. (`sufficiency="llm"`) it judged the paths sufficient and gave a value that is no
        entity of theirs (a date, a number read off a path): its words;
     3. the path memory trusts the best path: its ends (a small model often names the
@@ -90,6 +91,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # phase 1's weaker paths) do not outvote a phase-1 path that scored far above them.
     best = max([kept[0], *(state.get("topic_kept") or [])[:1]], key=lambda c: c.score)
     eligible = [c for c in kept if c.score >= best.score - config.answer_margin]
+    if ctx.synthetic_memory:
+        eligible += _close_but_for_the_vote(kept, best, config.weights.synthetic_memory, config.answer_margin, eligible)
     found = _named_path_end(said, eligible, names, source)
     if found is None and judged_sufficient and said:
         found = {"source": source, "answers": said, "answer_entities": [], "answer_path": kept[0]}
@@ -102,6 +105,24 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     if found is None and state.get("phase") == "topic" and (not said or names_only_the_question(said, state["question"])):
         found = _trusted_best_path(kept[0], names, 0.0, source)
     return {"sufficient": found is not None, **heard, **(found or {})}
+
+
+def _close_but_for_the_vote(kept: list[PathCandidate], best: PathCandidate, vote_weight: float, margin: float,
+                            eligible: list[PathCandidate]) -> list[PathCandidate]:
+    """Kept paths as deep as `best` that score within `margin` of the best of that depth
+    when the synthesised memory's vote is left out. That vote tells close relations of one
+    depth apart by how alike written questions are, which sentence embeddings do poorly
+    ("where did X die" is nearer than "the cause of death of X" to "what did X die of"),
+    where the model knows the fact; across depths it stays the judge: the model's pick of
+    a shorter path names the middle entity (WebQSP and MetaQA dev traces)."""
+    def without_vote(candidate: PathCandidate) -> float:
+        return candidate.score - vote_weight * candidate.score_parts.get("memory", 0.0)
+
+    same_depth = [c for c in kept if c.depth == best.depth]
+    if not same_depth:  # the best is an earlier phase's
+        return []
+    top = max(without_vote(c) for c in same_depth)
+    return [c for c in same_depth if c not in eligible and without_vote(c) >= top - margin]
 
 
 def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
