@@ -25,6 +25,7 @@ SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 class Answered(TypedDict):
     question: str
     topics: list[dict[str, str]]  # {id, name}
+    unheld_topics: list[dict[str, str]]  # given topics the graph holds no fact about: left out of the answer
     answers: list[str]
     answer_entities: list[dict[str, str]]  # {id, name}: what a later "he" / "it" can mean
     source: str | None
@@ -64,6 +65,7 @@ def answer_question(pog: PoGContext, question: str, topics: Sequence[dict[str, s
     names = state.get("names") or {}
     return Answered(
         question=question, topics=[{"id": t.id, "name": t.name or t.id} for t in state.get("topics") or []],
+        unheld_topics=[{"id": t.id, "name": t.name or t.id} for t in state.get("unheld_topics") or []],
         answers=result.predictions,
         answer_entities=[{"id": e, "name": names.get(e) or e} for e in state.get("answer_entities") or []],
         source=state.get("source"), paths=evidence_paths(state), llm_calls=usage.calls,

@@ -250,7 +250,7 @@ def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path
     store = f"oxigraph:{tmp_path / 'store'}"
     assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
     analysis = json.dumps({"topic_entities": ["Movie A"], "split_questions": [], "indicator": "", "depth": 1})
-    state.script = [(200, completion(analysis))] + [(200, completion("ans: Person B"))] * 5
+    state.script = [(200, completion(analysis))] + [(200, completion("ans: Person B"))] * 8
     env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
            "KGQA_LLM_CACHE": "false"}
     trace = tmp_path / "trace.json"
@@ -265,6 +265,10 @@ def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path
     assert len(written["llm_calls"]) == answer["llm_calls"]
     shown = invoke("ask", "who directed Movie A", "--store", store, env=env)  # the human-readable form
     assert shown.exit_code == 0 and "Answer: Person B" in shown.output and "Evidence paths" in shown.output
+    # a given topic the graph holds nothing about is said to be left out, not dropped in silence
+    shown = invoke("ask", "who directed Movie A with Q", "--store", store, "--topic", "Movie A", "--topic", "m.0zzz",
+                   env=env)
+    assert shown.exit_code == 0 and "Not in the graph, so left out: m.0zzz" in shown.output, shown.output
 
 
 def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:

@@ -540,6 +540,21 @@ def test_a_question_names_a_relation_by_a_word_of_its_property(embedder: Embedde
     assert [r for r in named + not_named if letters_only.named(r)] == named
 
 
+def test_a_given_topic_the_graph_holds_nothing_about_is_reported_as_left_out(embedder: Embedder) -> None:
+    """CWQ's constraints name entities the FB15k-237 subset lacks ("... that uses the Central
+    African CFA franc"): the answer cannot honour them, and says so instead of dropping them
+    silently."""
+    from agent.answer import answer_question
+
+    llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall")
+    context = PoGContext(film_store(), llm, embedder, PoGConfig())
+    turn = answer_question(context, "who directed Big with Zorblax Quuxington", [
+        {"id": "Big", "name": "Big"}, {"id": "m.0zzz", "name": "Zorblax Quuxington"}])
+    assert [t["id"] for t in turn["topics"]] == ["Big"]
+    assert turn["unheld_topics"] == [{"id": "m.0zzz", "name": "Zorblax Quuxington"}]
+    assert answer_question(context, "who directed Big", [{"id": "Big", "name": "Big"}])["unheld_topics"] == []
+
+
 def test_a_path_that_runs_on_past_the_relation_the_question_names_ranks_below_it(embedder: Embedder) -> None:
     """The embeddings alone rank "written by, then starred actors" above "written by" for
     "what movies did X write" (MetaQA dev: the commonest no-memory miss at one hop); the

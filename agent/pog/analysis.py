@@ -60,7 +60,12 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         prior = memory_prior(ctx.memory, ctx.neighbours, ctx.embedder, config, masked, [t.id for t in topics],
                              question_id=state.get("question_id"), question_group=state.get("question_group"))
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
-    return {"topics": topics, "link_candidates": candidates, "masked_question": masked, "indicator": indicator,
+    held = {t.id for t in topics}
+    # Said, not silently dropped: with a constraint's entity missing (CWQ's second topics
+    # on the FB15k-237 subset), the answer cannot honour the constraint.
+    unheld = [t for t in given if t.id not in held and (t.name or t.id) not in candidates]
+    return {"topics": topics, "unheld_topics": unheld, "link_candidates": candidates, "masked_question": masked,
+            "indicator": indicator,
             "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}

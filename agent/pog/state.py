@@ -58,6 +58,7 @@ class PoGState(TypedDict, total=False):
     given_topics: list[Entity]
     # question analysis
     topics: list[Entity]
+    unheld_topics: list[Entity]  # given topics the store holds no fact about, and no name of: left out
     link_candidates: dict[str, list[Entity]]
     masked_question: str  # the topic entities' names and mentions as X (memory.mask_question)
     indicator: str

@@ -139,7 +139,8 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
         except (LLMError, MalformedInput, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
     summary = {key: turn[key] for key in
-               ("answers", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds", "source")}
+               ("answers", "unheld_topics", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds",
+                "source")}
     if as_json:
         print_json({**summary, "startup_seconds": steps.seconds})
         return
@@ -173,6 +174,9 @@ def print_answer(summary: dict, screen: Console = out) -> None:
     screen.print(f"[bold]Answer:[/] {escape(shown) or '(none)'}", highlight=False)
     if summary["source"]:
         screen.print(f"[dim]{SOURCES[summary['source']]}[/]")
+    unheld = [t["name"] for t in summary.get("unheld_topics") or []]
+    if unheld:
+        screen.print(f"[yellow]Not in the graph, so left out: {escape(', '.join(unheld))}[/]", highlight=False)
     if summary["paths"]:
         screen.print("[bold]Evidence paths:[/]")
     for number, path in enumerate(summary["paths"], 1):
