@@ -553,6 +553,11 @@ def test_a_given_topic_the_graph_holds_nothing_about_is_reported_as_left_out(emb
     assert [t["id"] for t in turn["topics"]] == ["Big"]
     assert turn["unheld_topics"] == [{"id": "m.0zzz", "name": "Zorblax Quuxington"}]
     assert answer_question(context, "who directed Big", [{"id": "Big", "name": "Big"}])["unheld_topics"] == []
+    # and in `kgqa eval`'s rows, for counting the questions whose constraint was left out
+    from agent.pipelines.pog import result_of
+
+    state = ask(scripted(analyse=analysis(1), answer="ans: Penny Marshall"), embedder, "who directed Big", ("Big", "Qx"))
+    assert result_of(state).details["unheld_topics"] == ["Qx"]
 
 
 def test_a_path_that_runs_on_past_the_relation_the_question_names_ranks_below_it(embedder: Embedder) -> None:
