@@ -65,8 +65,7 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # on the FB15k-237 subset), the answer cannot honour the constraint.
     unheld = [t for t in given if t.id not in held and (t.name or t.id) not in candidates]
     return {"topics": topics, "unheld_topics": unheld, "link_candidates": candidates, "masked_question": masked,
-            "indicator": indicator,
-            "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
+            "indicator": indicator, "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
             "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
 
