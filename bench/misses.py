@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agent.evaluation.harness import read_rows
 from agent.evaluation.metrics import matches
-from agent.evaluation.report import rescored
+from agent.evaluation.report import mean_of, rescored
 from kg_store import open_store
 from kg_store.paths import NeighborCache, explore
 from loaders.questions import read_questions
@@ -50,18 +50,16 @@ def main() -> None:
     degrees = store.degrees([t for row in rows for t in topics[row["id"]]])
     lacking = {row["id"] for row in rows if any(degrees[t] == 0 for t in topics[row["id"]])}
     topic_absent = [row["id"] for row in missed if row["id"] in lacking]
+    held = [row for row in rows if row["id"] not in lacking]
     store.close()
     print(json.dumps({
         "run": args.label or args.run.name, "depth": args.depth, "questions": len(rows),
         "hits1": round(sum(r["hits1"] for r in rows) / len(rows), 3), "misses": len(missed),
         "unreachable": len(unreachable), "ceiling": round(1 - len(unreachable) / len(rows), 3),
         "unreachable_ids": unreachable, "questions_topic_absent": len(lacking), "topic_absent": len(topic_absent),
-        "hits1_topics_held": _mean([r["hits1"] for r in rows if r["id"] not in lacking]),
+        "hits1_topics_held": round(mean_of(held, "hits1"), 3) if held else None,
         "topic_absent_ids": topic_absent}))
 
-
-def _mean(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 3) if values else None
 
 
 def _reaches_gold(neighbours: NeighborCache, seeds: list[str], gold: list[str], depth: int) -> bool:
