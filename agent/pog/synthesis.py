@@ -41,6 +41,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent.llm.base import LLMClient
+from agent.pog.config import PoGConfig
 from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
@@ -63,8 +64,7 @@ class SynthesisOptions:
     pool: int = 2_000  # entities listed per kind to sample from
     min_support: float = 0.05  # share of the starting entities that must have a sequence
     min_seeds: int = 2  # and how many at least: one entity's oddity is no pattern
-    max_per_depth: int = 400  # sequences kept per depth, most supported first
-    limit_per_entity: int = 100  # hub cap while walking
+    max_per_depth: int = 400  # sequences kept per depth, the most often found first
 
 
 @dataclass
@@ -149,9 +149,13 @@ def discover(store: GraphStore, neighbours: NeighborCache, options: SynthesisOpt
                     examples[chain] = (_example(group, walk.names), hops)
             if on_step and (done % 25 == 0 or done == len(seeds)):
                 on_step(f"walking depth {depth}", done, len(seeds))
-        ranked = sorted(((n / max(starters[chain[0]], 1), chain) for chain, n in support.items() if n >= options.min_seeds),
-                        key=lambda item: (-item[0], item[1]))
-        chosen = [(share, chain) for share, chain in ranked if share >= options.min_support][: options.max_per_depth]
+        # Kept: those most sampled entities have, of those that enough of the entities able to
+        # start them have. Ranked by the share alone, hundreds of sequences tie at 1.0 on
+        # Freebase (every tail of a rare relation has the next one) and the cut fell by name:
+        # "the country of X's birthplace" went, "the impressionists of X" stayed.
+        ranked = sorted(((n, n / max(starters[chain[0]], 1), chain) for chain, n in support.items()
+                         if n >= options.min_seeds), key=lambda item: (-item[0], item[2]))
+        chosen = [(share, chain) for _, share, chain in ranked if share >= options.min_support][: options.max_per_depth]
         if not chosen:
             break
         for share, chain in chosen:
@@ -435,13 +439,19 @@ def _singular(noun: str) -> str:
 # ---- the whole run -------------------------------------------------------------------
 
 def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: SynthesisOptions, *,
+               neighbours: NeighborCache | None = None,
                on_step: Callable[[str, int, int], None] | None = None) -> SynthesisReport:
     """Discover, describe, write: the memory at `out_path` (JSON Lines, replaced when
-    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted."""
+    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted.
+    `neighbours` should read the store as the agent will (`PoGConfig.neighbour_cache`):
+    a sequence through a hub that the agent's hub fill walks but a plain cap cuts (a
+    city's `contains` edges among its hundreds of residents) is otherwise never found."""
+    neighbours = neighbours or PoGConfig().neighbour_cache(store)
     work_path = out_path.with_name(out_path.name + ".work.jsonl")
     settings = {"record": "settings", "store": store.display_url, "max_depth": options.max_depth,
                 "seed": options.seed, "per_kind": options.per_kind, "min_support": options.min_support,
-                "max_per_depth": options.max_per_depth}
+                "max_per_depth": options.max_per_depth, "limit_per_entity": neighbours.limit_per_entity,
+                "every_relation": neighbours.every_relation}
     records = _read_work(work_path)
     if records and records[0] != settings:
         raise InputError(f"{work_path} holds an interrupted run with other settings ({records[0]}); "
@@ -462,7 +472,6 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
         if not records:
             keep(settings)
         if "discovered" not in by_type:
-            neighbours = NeighborCache(store, limit_per_entity=options.limit_per_entity)
             sequences, kinds = discover(store, neighbours, options, on_step)
             for item in [*sequences, *kinds]:
                 keep(item.record())
