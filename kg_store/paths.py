@@ -200,9 +200,13 @@ def _step(
     exploration.capped_entities |= capped
     exploration.edges += sum(len(es) for es in edges.values())
     names = exploration.names
-    following: dict[tuple[str, Chain], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    following: list[PathGroup] = []
     for group in groups:
         last = group.chain[-1] if group.chain else None
+        # One group's extensions are its own (groups differ by seed or chain): collect them
+        # by (relation, direction) and build each chain once, not once per edge (the
+        # inner loop runs for millions of edges when a memory is synthesised).
+        by_step: dict[tuple[str, bool], dict[str, set[str]]] = {}
         for entity, parents in (group.hops[-1].items() if group.hops else [(group.seed, set())]):
             for edge in edges.get(entity, ()):
                 neighbour = edge.neighbor
@@ -213,10 +217,17 @@ def _step(
                     continue  # back to the topic entity, or back along the edge just walked
                 names.setdefault(neighbour, edge.neighbor_name)
                 seen.add(neighbour)
-                following[(group.seed, (*group.chain, Step(edge.relation, forward)))][neighbour].add(entity)
-    by_key = {g.key: g for g in groups}
-    return [PathGroup(seed, chain, [*by_key[(seed, chain[:-1])].hops, dict(reached)])
-            for (seed, chain), reached in following.items()]
+                reached = by_step.get((edge.relation, forward))
+                if reached is None:
+                    reached = by_step[(edge.relation, forward)] = {}
+                parents_of = reached.get(neighbour)
+                if parents_of is None:
+                    reached[neighbour] = {entity}
+                else:
+                    parents_of.add(entity)
+        following += [PathGroup(group.seed, (*group.chain, Step(relation, forward)), [*group.hops, reached])
+                      for (relation, forward), reached in by_step.items()]
+    return following
 
 
 def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: NeighborCache | None = None,
