@@ -64,7 +64,7 @@ class SynthesisOptions:
     pool: int = 2_000  # entities listed per kind to sample from
     min_support: float = 0.05  # share of the starting entities that must have a sequence
     min_seeds: int = 2  # and how many at least: one entity's oddity is no pattern
-    max_per_depth: int = 400  # sequences kept per depth, the most often found first
+    max_per_depth: int = 400  # sequences kept per depth, the most supported first
 
 
 @dataclass
@@ -149,12 +149,12 @@ def discover(store: GraphStore, neighbours: NeighborCache, options: SynthesisOpt
                     examples[chain] = (_example(group, walk.names), hops)
             if on_step and (done % 25 == 0 or done == len(seeds)):
                 on_step(f"walking depth {depth}", done, len(seeds))
-        # Kept: those most sampled entities have, of those that enough of the entities able to
-        # start them have. Ranked by the share alone, hundreds of sequences tie at 1.0 on
-        # Freebase (every tail of a rare relation has the next one) and the cut fell by name:
-        # "the country of X's birthplace" went, "the impressionists of X" stayed.
+        # Kept: those that the most of the entities able to start them have, and among
+        # equal shares those found most often. Hundreds of Freebase paths tie at a share of
+        # 1.0 (every tail of a rare relation has the next one), and the tie fell by name:
+        # "the country X was born in" was cut, "the birthplace of the impressionists of X" kept.
         ranked = sorted(((n, n / max(starters[chain[0]], 1), chain) for chain, n in support.items()
-                         if n >= options.min_seeds), key=lambda item: (-item[0], item[2]))
+                         if n >= options.min_seeds), key=lambda item: (-item[1], -item[0], item[2]))
         chosen = [(share, chain) for _, share, chain in ranked if share >= options.min_support][: options.max_per_depth]
         if not chosen:
             break
