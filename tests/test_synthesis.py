@@ -11,7 +11,6 @@ import pytest
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.llm.base import Message
-from agent.pog.config import PoGConfig
 from agent.pog.memory import PathMemory, read_entries
 from agent.pog.synthesis import (
     FoundSequence,
@@ -23,8 +22,6 @@ from agent.pog.synthesis import (
     synthesize,
     template_description,
 )
-from kg_store import LoadBatch, Triple
-from kg_store.memory import MemoryStore
 from kg_store.paths import NeighborCache
 from tests.pog_fixture import film_store
 
@@ -64,52 +61,6 @@ def test_discovery_finds_the_sequences_the_graph_has_with_their_kinds() -> None:
     assert ("starred_actors", True) in films.sides and ("directed_by", False) not in films.sides
     # the same seed, the same result
     assert [s.steps for s in discover(store, NeighborCache(store), OPTIONS)[0]] == [s.steps for s in sequences]
-
-
-BORN_IN_COUNTRY = (("place_of_birth", True), ("contains", False))
-
-
-def birthplaces_store(towns: int = 12, people_in_the_hub: int = 0) -> MemoryStore:
-    """People born in towns of one country, one a town, and rare relations that only two
-    entities each have (named to sort before the common ones). With `people_in_the_hub`,
-    that many more are born in one capital: a hub whose `contains` edge a plain cap cuts."""
-    triples = [Triple(f"person{i}", "place_of_birth", f"town{i}") for i in range(towns)]
-    triples += [Triple("country", "contains", f"town{i}") for i in range(towns)]
-    triples += [Triple(f"hub_person{i}", "place_of_birth", "capital") for i in range(people_in_the_hub)]
-    triples += [Triple("country", "contains", "capital")] if people_in_the_hub else []
-    for r in range(6):
-        triples += [Triple(f"rare{r}_{i}", f"a_rare{r}", f"thing{r}_{i}") for i in range(2)]
-        triples += [Triple(f"thing{r}_{i}", f"a_rare{r}_next", f"other{r}_{i}") for i in range(2)]
-    named = {x for t in triples for x in (t.head, t.tail)}
-    store = MemoryStore()
-    store.write(LoadBatch(triples=triples, names=[(e, e) for e in sorted(named)]))
-    return store
-
-
-def test_discovery_keeps_the_sequences_most_entities_have_when_it_must_cut() -> None:
-    """Ranked by the share of starters alone, every rare sequence ties with the common one
-    at 1.0 and the cut fell by name: on Freebase "the country of X's birthplace" was cut."""
-    store = birthplaces_store()
-    options = SynthesisOptions(max_depth=2, per_kind=12, min_seeds=2, max_per_depth=3)
-    sequences, _ = discover(store, NeighborCache(store), options)
-    assert BORN_IN_COUNTRY in {s.steps for s in sequences if len(s.hops) == 2}
-
-
-def test_synthesis_walks_hubs_as_the_agent_does(tmp_path: Path) -> None:
-    """Everyone born in one capital of a hundred births: capped at 20 neighbours a
-    direction, a plain read misses its one `contains` edge and with it "the country X
-    was born in"; the agent's hub fill keeps a few edges of each relation, and synthesis
-    reads the store the same way."""
-    store = birthplaces_store(towns=0, people_in_the_hub=100)
-    options = SynthesisOptions(max_depth=2, per_kind=12, min_seeds=2)
-
-    def sequences_found(neighbours: NeighborCache) -> set[tuple]:
-        out = tmp_path / f"memory-{neighbours.every_relation}.jsonl"
-        synthesize(store, FakeLLM(describer), out, options, neighbours=neighbours)
-        return {tuple(map(tuple, p)) for e in read_entries(out) for p in e.paths}
-
-    assert BORN_IN_COUNTRY not in sequences_found(NeighborCache(store, limit_per_entity=20))
-    assert BORN_IN_COUNTRY in sequences_found(PoGConfig(limit_per_entity=20).neighbour_cache(store))
 
 
 def test_a_relation_every_kind_of_entity_has_does_not_make_them_one_kind() -> None:

@@ -41,7 +41,6 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent.llm.base import LLMClient
-from agent.pog.config import PoGConfig
 from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
@@ -64,7 +63,8 @@ class SynthesisOptions:
     pool: int = 2_000  # entities listed per kind to sample from
     min_support: float = 0.05  # share of the starting entities that must have a sequence
     min_seeds: int = 2  # and how many at least: one entity's oddity is no pattern
-    max_per_depth: int = 400  # sequences kept per depth, the most supported first
+    max_per_depth: int = 400  # sequences kept per depth, most supported first
+    limit_per_entity: int = 100  # hub cap while walking
 
 
 @dataclass
@@ -149,13 +149,13 @@ def discover(store: GraphStore, neighbours: NeighborCache, options: SynthesisOpt
                     examples[chain] = (_example(group, walk.names), hops)
             if on_step and (done % 25 == 0 or done == len(seeds)):
                 on_step(f"walking depth {depth}", done, len(seeds))
-        # Kept: those that the most of the entities able to start them have, and among
-        # equal shares those found most often. Hundreds of Freebase paths tie at a share of
-        # 1.0 (every tail of a rare relation has the next one), and the tie fell by name:
-        # "the country X was born in" was cut, "the birthplace of the impressionists of X" kept.
-        ranked = sorted(((n, n / max(starters[chain[0]], 1), chain) for chain, n in support.items()
-                         if n >= options.min_seeds), key=lambda item: (-item[1], -item[0], item[2]))
-        chosen = [(share, chain) for _, share, chain in ranked if share >= options.min_support][: options.max_per_depth]
+        # By share, ties by name. Hundreds of Freebase paths tie at 1.0, and two orders that
+        # keep the commoner ones (by count; by share, then count), with the hub fill on these
+        # walks, lost dev questions: the vote cannot tell a path from its extension when
+        # their written questions match alike (docs/without-labels.md: "other paths kept").
+        ranked = sorted(((n / max(starters[chain[0]], 1), chain) for chain, n in support.items() if n >= options.min_seeds),
+                        key=lambda item: (-item[0], item[1]))
+        chosen = [(share, chain) for share, chain in ranked if share >= options.min_support][: options.max_per_depth]
         if not chosen:
             break
         for share, chain in chosen:
@@ -439,19 +439,13 @@ def _singular(noun: str) -> str:
 # ---- the whole run -------------------------------------------------------------------
 
 def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: SynthesisOptions, *,
-               neighbours: NeighborCache | None = None,
                on_step: Callable[[str, int, int], None] | None = None) -> SynthesisReport:
     """Discover, describe, write: the memory at `out_path` (JSON Lines, replaced when
-    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted.
-    `neighbours` should read the store as the agent will (`PoGConfig.neighbour_cache`):
-    a sequence through a hub that the agent's hub fill walks but a plain cap cuts (a
-    city's `contains` edges among its hundreds of residents) is otherwise never found."""
-    neighbours = neighbours or PoGConfig().neighbour_cache(store)
+    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted."""
     work_path = out_path.with_name(out_path.name + ".work.jsonl")
     settings = {"record": "settings", "store": store.display_url, "max_depth": options.max_depth,
                 "seed": options.seed, "per_kind": options.per_kind, "min_support": options.min_support,
-                "max_per_depth": options.max_per_depth, "limit_per_entity": neighbours.limit_per_entity,
-                "every_relation": neighbours.every_relation}
+                "max_per_depth": options.max_per_depth}
     records = _read_work(work_path)
     if records and records[0] != settings:
         raise InputError(f"{work_path} holds an interrupted run with other settings ({records[0]}); "
@@ -472,6 +466,7 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
         if not records:
             keep(settings)
         if "discovered" not in by_type:
+            neighbours = NeighborCache(store, limit_per_entity=options.limit_per_entity)
             sequences, kinds = discover(store, neighbours, options, on_step)
             for item in [*sequences, *kinds]:
                 keep(item.record())
@@ -521,12 +516,9 @@ def _facts_of(kind: Kind, relations: dict[Hop, tuple[str, str]], limit: int = 3)
 
 def _relations_with_examples(sequences: Sequence[FoundSequence]) -> dict[Hop, tuple[str, str]]:
     """Every relation the sequences use (as written, head to tail), with the head and tail
-    names of its first instance among the sequences', shortest and most shared first (ties
-    by name): not in the order they were kept, so that which paths are kept does not change
-    the example the model describes a relation from (the 0.5B model's description turns on
-    it: shown "Stake Land | written by | ___" it wrote "Who wrote the book {}")."""
+    names of its first instance among the sequences'."""
     found: dict[Hop, tuple[str, str]] = {}
-    for sequence in sorted(sequences, key=lambda s: (len(s.hops), -s.support, s.steps)):
+    for sequence in sequences:
         if len(sequence.example) != len(sequence.hops) + 1:  # an instance through an unnamed entity
             continue
         for index, hop in enumerate(sequence.hops):

@@ -112,7 +112,8 @@ def memory_synthesize(
     from agent.pog.synthesis import SynthesisOptions, synthesize
 
     settings = settings_from(store, llm)
-    options = SynthesisOptions(max_depth=max_depth, seed=seed, per_kind=per_kind)
+    options = SynthesisOptions(max_depth=max_depth, seed=seed, per_kind=per_kind,
+                               limit_per_entity=settings.pog.limit_per_entity)
     started = time.monotonic()
     with opened(settings, read_only=True) as target, progress_bar("starting") as bar:
         def on_step(stage: str, done: int, total: int) -> None:
@@ -120,8 +121,7 @@ def memory_synthesize(
 
         try:
             with open_llm(settings) as model:
-                report = synthesize(target, model, out_path, options, neighbours=settings.pog.neighbour_cache(target),
-                                    on_step=on_step)
+                report = synthesize(target, model, out_path, options, on_step=on_step)
         except KGQAError as exc:
             raise fail(str(exc)) from exc
         except KeyboardInterrupt:
