@@ -37,6 +37,11 @@ class Answered(TypedDict):
     trace_id: str | None
 
 
+def _named(entities: Sequence[Entity] | None) -> list[dict[str, str]]:
+    """Entities as {id, name}, the id standing in for a missing name."""
+    return [{"id": e.id, "name": e.name or e.id} for e in entities or []]
+
+
 def trace_id_for(*parts: str) -> str:
     """A trace id safe as a file name (ids arrive from users and URLs)."""
     return "-".join(SAFE_ID.sub("_", p)[:64] for p in parts if p)
@@ -64,8 +69,7 @@ def answer_question(pog: PoGContext, question: str, topics: Sequence[dict[str, s
                                                model=pog.llm.model_name, store=pog.store.display_url))
     names = state.get("names") or {}
     return Answered(
-        question=question, topics=[{"id": t.id, "name": t.name or t.id} for t in state.get("topics") or []],
-        unheld_topics=[{"id": t.id, "name": t.name or t.id} for t in state.get("unheld_topics") or []],
+        question=question, topics=_named(state.get("topics")), unheld_topics=_named(state.get("unheld_topics")),
         answers=result.predictions,
         answer_entities=[{"id": e, "name": names.get(e) or e} for e in state.get("answer_entities") or []],
         source=state.get("source"), paths=evidence_paths(state), llm_calls=usage.calls,

@@ -54,12 +54,11 @@ def main() -> None:
     store.close()
     print(json.dumps({
         "run": args.label or args.run.name, "depth": args.depth, "questions": len(rows),
-        "hits1": round(sum(r["hits1"] for r in rows) / len(rows), 3), "misses": len(missed),
+        "hits1": round(mean_of(rows, "hits1"), 3), "misses": len(missed),
         "unreachable": len(unreachable), "ceiling": round(1 - len(unreachable) / len(rows), 3),
         "unreachable_ids": unreachable, "questions_topic_absent": len(lacking), "topic_absent": len(topic_absent),
         "hits1_topics_held": round(mean_of(held, "hits1"), 3) if held else None,
         "topic_absent_ids": topic_absent}))
-
 
 
 def _reaches_gold(neighbours: NeighborCache, seeds: list[str], gold: list[str], depth: int) -> bool:
