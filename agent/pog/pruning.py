@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from agent.events import Update, traced
 from agent.pog.analysis import plan_text
 from agent.pog.context import PoGContext
-from agent.pog.paths import path_text
+from agent.pog.paths import best_known_first, path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
 from prompts import batches, fitting_listing, render
@@ -31,6 +31,8 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
     scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory)
     candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
+    if config.set_order == "degree":
+        candidates = best_known_first(ctx.neighbours, candidates, state.get("names") or {}, config.names_per_set)
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     plan = plan_text(state) if config.plan_in_prompts else ""
     if "branch" in config.strategy:
