@@ -31,8 +31,6 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
     scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory)
     candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
-    if config.set_order == "degree":
-        candidates = best_known_first(ctx.neighbours, candidates, state.get("names") or {}, config.names_per_set)
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     plan = plan_text(state) if config.plan_in_prompts else ""
     if "branch" in config.strategy:
@@ -42,6 +40,9 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         candidates = precise_select(ctx, state["question"], candidates, plan)
         steps.append({"step": "precise", "paths": candidates})
     kept = candidates[: config.width]
+    if config.set_order == "degree":  # only what the answer prompt shows: a hub's set costs a query per 100
+        kept = best_known_first(ctx.neighbours, kept, state.get("names") or {}, config.names_per_set)
+        candidates = kept + candidates[len(kept):]
     update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
     if state.get("phase") == "topic":  # what phase 3 expands and the last resort answers from
         update["topic_kept"] = kept
