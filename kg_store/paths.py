@@ -100,7 +100,6 @@ class NeighborCache:
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
-        self._degrees: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self.store_reads = 0  # entities fetched from the store (cache misses)
 
@@ -127,23 +126,16 @@ class NeighborCache:
             return edges, {i for i in ids if i in self._capped}
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
-        return self._read_through(self._names, ids, self.store.names)
-
-    def degrees(self, ids: Sequence[str]) -> dict[str, int]:
-        """How many facts touch each id (`GraphStore.degrees`)."""
-        return self._read_through(self._degrees, ids, self.store.degrees)
-
-    def _read_through(self, cache: OrderedDict, ids: Sequence[str], fetch: Callable[[list[str]], dict]) -> dict:
         with self._lock:
-            missing = [i for i in dict.fromkeys(ids) if i not in cache]
+            missing = [i for i in dict.fromkeys(ids) if i not in self._names]
         if missing:
-            found = fetch(missing)
+            found = self.store.names(missing)
             with self._lock:
-                cache.update((i, found.get(i)) for i in missing)
-                while len(cache) > self.max_entities:
-                    cache.popitem(last=False)
+                self._names.update((i, found.get(i)) for i in missing)
+                while len(self._names) > self.max_entities:
+                    self._names.popitem(last=False)
         with self._lock:
-            return {i: cache.get(i) for i in ids}
+            return {i: self._names.get(i) for i in ids}
 
 
 # Picks the groups of one hop worth extending, given the names seen so far.

@@ -791,13 +791,3 @@ def test_a_split_synthesised_vote_gives_way_to_the_path_the_question_names(embed
 
     assert best(ScoreWeights(), synthetic=False) == 2  # the labelled memory's weight: its vote decides
     assert best(ScoreWeights(), synthetic=True) == 1
-
-
-@pytest.mark.parametrize(("set_order", "first"), [("degree", "Tom Hanks"), ("id", "Kevin Bacon")])
-def test_an_entity_set_shows_and_answers_its_best_known_entities_first(embedder: Embedder, set_order: str,
-                                                                       first: str) -> None:
-    # Tom Hanks stars in three films of the graph, Kevin Bacon in two; by id Kevin Bacon comes first.
-    llm = scripted(analyse=analysis(1, "Apollo 13 -> starred actors -> answer"))  # the answer reply is garbage
-    state = ask(llm, embedder, "who starred in Apollo 13", ("Apollo 13",), names_per_set=1, set_order=set_order)
-    assert state["answers"][0] == first and sorted(state["answers"]) == ["Kevin Bacon", "Tom Hanks"]
-    assert f"Apollo 13 -> starred_actors -> {{{first} (+1 more)}}" in llm.calls[-1][-1]["content"]

@@ -94,10 +94,6 @@ class PoGConfig(BaseModel):
     max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
     names_per_set: int = Field(default=8, ge=1, description="Entity names shown per entity set in prompts (an answer "
                                "named from a set brings the rest of it; more names cost prompt tokens, not answers).")
-    set_order: Literal["degree", "id"] = Field(
-        default="degree", description="How a path's entity sets are ordered for prompts and answers. degree: the "
-        "entities with the most facts first, so the names shown and the first answer taken from a set are the "
-        "best-known; id: by entity id, as the store gives no other order.")
     start_depth: Literal["structure", "model"] = Field(
         default="structure", description="Where phase 1 starts without a confident path memory: structure: at "
         "D_max, every depth at once, the paths' scores deciding (the 0.5B model's depth guess is wrong for most "

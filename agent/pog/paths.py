@@ -88,26 +88,6 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
     return extended
 
 
-def best_known_first(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names: dict[str, str | None],
-                     names_per_set: int) -> list[PathCandidate]:
-    """The paths with each entity set ordered by how many facts its named entities have,
-    most first (unnamed ones last, ties by id), so a prompt's few names per set are the
-    best-known ones and an answer taken from a set starts with them. In id order the
-    model saw Gujarati, Tamil-GB and Vietnamese for what people speak in Canada, never
-    English, and a path's ends answered "who did X date" with the one partner that is
-    not a film person (WebQSP dev traces)."""
-    named = sorted({e for c in candidates for hop in c.hops for e in hop if names.get(e)})
-    degree = neighbours.degrees(named)
-    ordered = []
-    for candidate in candidates:
-        hops = [sorted(hop, key=lambda e: (not names.get(e), -(degree.get(e) or 0), e)) for hop in candidate.hops]
-        if hops != candidate.hops:
-            candidate = candidate.model_copy(update={"hops": hops, "text": path_text(
-                candidate.seed, candidate.steps, hops, names, names_per_set, candidate.joins)})
-        ordered.append(candidate)
-    return ordered
-
-
 # Words that ask for the topic's siblings: "the director of X also directed which films",
 # "films that share actors with X", "X co-starred with who".
 _SIBLING_CUES = re.compile(r"\b(?:also|same|shares?|shared|sharing|others?|another|together|too|"

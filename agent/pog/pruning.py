@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from agent.events import Update, traced
 from agent.pog.analysis import plan_text
 from agent.pog.context import PoGContext
-from agent.pog.paths import best_known_first, path_text
+from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
 from prompts import batches, fitting_listing, render
@@ -40,9 +40,6 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
         candidates = precise_select(ctx, state["question"], candidates, plan)
         steps.append({"step": "precise", "paths": candidates})
     kept = candidates[: config.width]
-    if config.set_order == "degree":  # only what the answer prompt shows: a hub's set costs a query per 100
-        kept = best_known_first(ctx.neighbours, kept, state.get("names") or {}, config.names_per_set)
-        candidates = kept + candidates[len(kept):]
     update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
     if state.get("phase") == "topic":  # what phase 3 expands and the last resort answers from
         update["topic_kept"] = kept
