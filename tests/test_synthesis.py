@@ -86,6 +86,40 @@ def test_a_description_the_model_gets_wrong_falls_back_to_templates() -> None:
     assert wrong.question == "what is the directed by of {}"
 
 
+def test_a_verb_relation_written_backwards_is_asked_by_its_own_verb() -> None:
+    """The 0.5B model writes `Italy | contains | ___` as "Which country contains Italy?",
+    the question for the reverse hop: the memory would answer "where is X" with what X
+    contains. Such a reply is replaced by the verb's template, and the reverse hop asks
+    with the verb too. A type named as its domain (`location.location`) is not shown."""
+    contains = (("location.location.contains", True),)
+    shown: list[str] = []
+    inverted = describe(FakeLLM(lambda messages: shown.append(messages[-1]["content"]) or "Which country contains Italy?"),
+                        contains, "Italy", "Rome")
+    assert shown == ["Fact: Italy | contains | ___"]  # one call: no retry, no phrase asked
+    assert (inverted.question, inverted.phrase, inverted.object_verb) == ("what does {} contain", "what {} contains", "contain")
+    assert "question" not in inverted.from_llm
+    partly = (("location.location.partially_contains", True),)
+    assert describe(FakeLLM(["What partially contains Iowa?", "the rivers of Iowa"]), partly, "Iowa",
+                    "Missouri River").question == "what does {} partially contain"
+    # a phrase naming the head's own kind ("the film written by Big" for the writer) is not used
+    written_by = describe(FakeLLM(["Who wrote Big?", "the film written by Big", "the film written by Big"]),
+                          (("film.film.written_by", True),), "Big", "Nora Ephron")
+    assert (written_by.question, written_by.phrase) == ("Who wrote {}", "the written by of {}")
+    # the right direction is kept, and a plural noun's name is no verb
+    kept = describe(FakeLLM(["What places are in Italy?", "the places in Italy"]), contains, "Italy", "Rome")
+    assert kept.question == "What places are in {}"
+    genres = (("film.film.genre", True),)
+    assert describe(FakeLLM(["What is the genre of Big?", "the genre of Big"]), genres, "Big",
+                    "Comedy").question == "What is the genre of {}"
+    nouns = {("location.location.contains", True): "locations", ("location.location.contains", False): "locations"}
+    where = FoundSequence((("location.location.contains", False),), ((("location.location.contains", False),),), 1.0,
+                          ("Rome", "Italy"))
+    written = questions_for(where, {contains: inverted}, nouns)
+    assert {"which locations contain X", "what contains X"} <= set(written)
+    inside = FoundSequence(contains, (contains,), 1.0, ("Italy", "Rome"))
+    assert "what does X contain" in questions_for(inside, {contains: inverted}, nouns)
+
+
 def test_questions_nest_the_descriptions_and_reverse_hops_reuse_their_verbs() -> None:
     sequence = FoundSequence(DIRECTORS_OF_FILMS, ((DIRECTORS_OF_FILMS[0],), (DIRECTORS_OF_FILMS[1],)), 1.0,
                              ("Tom Hanks", "Big", "Penny Marshall"))

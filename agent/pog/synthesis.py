@@ -91,6 +91,7 @@ class Description(BaseModel):
     question: str  # asks for the tail: "who directed {}"
     phrase: str  # names the tail: "the director of {}"
     from_llm: list[str] = []  # which of the two the LLM wrote (the others are templates)
+    object_verb: str | None = None  # "contain": the model read this verb-named relation backwards
 
     @property
     def noun(self) -> str:
@@ -250,8 +251,18 @@ def forward(hop: Hop) -> tuple[Hop, bool]:
 
 
 def _words(hop: Hop) -> str:
-    words = " ".join(relation_words(r) for r, _ in hop).split()
+    words = " ".join(_relation_words(r) for r, _ in hop).split()
     return " ".join(dict.fromkeys(words))  # "film performance film" says "film" once
+
+
+def _relation_words(relation: str) -> str:
+    """`relation_words`, less a type named as its domain (`location.location.contains` ->
+    `contains`): such a type is the domain's generic one and says nothing, and the model,
+    shown "Italy | location contains | ___", asks "what is the location of Italy"."""
+    segments = relation.replace("/", ".").strip(".").split(".")
+    if len(segments) >= 3 and segments[-3] == segments[-2] and "://" not in relation:
+        return segments[-1].replace("_", " ")
+    return relation_words(relation)
 
 
 def template_description(hop: Hop) -> Description:
@@ -263,18 +274,46 @@ def template_description(hop: Hop) -> Description:
 
 def describe(llm: LLMClient, hop: Hop, head: str, tail: str) -> Description:
     """The LLM's description of one relation (forward), each part checked on the
-    example: it must name the head, must not name the tail, and be one short line."""
+    example: it must name the head, must not name the tail, be one short line, and keep
+    the head the relation's subject. When the model wrote the relation as a verb with the
+    head as its object ("Which country contains Italy" for `Italy | contains | ___`), the
+    question is the verb's own template ("what does Italy contain")."""
     described = template_description(hop)
     fact = f"{head} | {_words(hop)} | ___"
     for part, prompt in (("question", "synth_question"), ("phrase", "synth_phrase")):
         for temperature in (0.0, 0.8):  # one retry, sampled, when the first reply fails the check
             text = _line(llm.chat(render_chat(prompt, fact=fact), temperature=temperature, max_tokens=32).text)
             slotted = _slotted(text, head, tail)
+            if slotted and _object_of_relation(slotted, hop):
+                if part == "question" and (verb := _base_verb(hop)):
+                    # no retry, and no phrase asked: the model reads this relation backwards
+                    described.question, described.phrase = f"what does {SLOT} {verb}", f"what {SLOT} {verb}s"
+                    described.object_verb = verb
+                    return described
+                slotted = None
             if slotted and (part == "question" or slotted.lower().startswith("the ")):
                 setattr(described, part, slotted.rstrip("?.").strip())
                 described.from_llm.append(part)
                 break
     return described
+
+
+def _object_of_relation(text: str, hop: Hop) -> bool:
+    """Whether `text` writes the known head right after the relation's last word, as the
+    object of its verb ("contains {}", "directed by {}"): in the fact the head is the
+    relation's subject, so such a text asks for the head from the tail, the reverse hop.
+    The 0.5B model does this on the Freebase subset for `contains` ("Which country
+    contains Italy"), `written_by` ("the film written by Big"), `organizations_founded`
+    ("Who founded X", of a founder) and `symptom_of`, among others."""
+    last = _relation_words(hop[-1][0]).split()[-1]
+    return re.search(rf"(?i)\b{re.escape(last)}\s+{re.escape(SLOT)}", text) is not None
+
+
+def _base_verb(hop: Hop) -> str | None:
+    """"partially contain" for `partially_contains`: a relation named by a verb's -s form,
+    without its -s; None for other names."""
+    *before, last = hop[-1][0].replace("/", ".").split(".")[-1].split("_")
+    return " ".join([*before, last[:-1]]) if re.fullmatch(r"[a-z]+[^s]s", last) else None
 
 
 def name_kind(llm: LLMClient, kind: Kind, facts: Sequence[str]) -> str:
@@ -336,6 +375,7 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         head_kind = _plural(head_type) if head_type else nouns.get((written[0][0], True), "things")
         tail_kind = nouns.get((written[-1][0], False), "things")
         verb = _subject_verb(described.question)
+        object_verb = described.object_verb  # "what does X contain", "which locations contain X"
         there_and_back = previous is not None and previous[0] == written and previous[1] != backwards
         describing = describes_its_head(written[-1][0])  # tags: "which words describe X"
         if backwards:  # the answer is the relation's head: "the movies X starred in"
@@ -350,6 +390,9 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
                 asked += [f"which {head_kind} is {phrase} the {noun} of"]
                 phrases += [f"the {head_kind} {phrase} {verb}"] if verb else []
                 phrases += [f"the {head_kind} {participle} {phrase}"] if participle else []
+                if object_verb:  # "which locations contain X", "the locations that contain X"
+                    asked += [f"which {head_kind} {object_verb} {phrase}", f"what {object_verb}s {phrase}"]
+                    phrases += [f"the {head_kind} that {object_verb} {phrase}"]
             if describing:  # "which movies can be described by X"
                 asked += [f"which {head_kind} can be described by {natural[0]}", f"which {head_kind} are about {natural[0]}"]
             if there_and_back and verb:  # "the director of X also directed which movies"
@@ -367,7 +410,8 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
             for phrase in natural:
                 asked += [described.question.replace(SLOT, phrase), f"{who} is {described.phrase.replace(SLOT, phrase)}"]
                 asked += [f"which words describe {phrase}", f"what is {phrase} about"] if describing else []
-            natural = [described.phrase.replace(SLOT, phrase) for phrase in natural]
+            natural = [described.phrase.replace(SLOT, phrase) for phrase in natural] + (
+                [f"the {tail_kind} {phrase} {object_verb}s" for phrase in natural] if object_verb else [])
             formal = described.phrase.replace(SLOT, formal)
             plain = f"the {words} of {plain}"
             if there_and_back:  # "the people who starred in movies with X", "the co-writers of X"
