@@ -22,6 +22,19 @@ def test_names_with_commas_stay_whole() -> None:
     assert read_answers("ans: Austin, Texas", ["Austin, Texas"]) == ["Austin, Texas"]
 
 
+def test_a_shown_name_copied_with_a_typo_is_read_as_that_name() -> None:
+    shown = ["Gujarati Language", "Tamil-GB", "Vietnamese Language"]
+    assert read_answers("Gujararati Language\nTamil-GB", shown) == ["Gujarati Language"]
+    assert read_answers("ans: Vietnamse Language; Tamil-GB", shown) == ["Vietnamese Language", "Tamil-GB"]
+    # Another name, not a typo: a different first letter, a short word, another word count,
+    # or two shown names equally near.
+    assert read_answers("ans: John Kerry", ["John Berry"]) == ["John Kerry"]
+    assert read_answers("ans: Rocky II", ["Rocky III", "Rocky"]) == ["Rocky II"]
+    assert read_answers("ans: Gujararati", shown) == ["Gujararati"]
+    assert read_answers("ans: Anna Karenina", ["Anna Karenine", "Anna Kareninb"]) == ["Anna Karenina"]
+    assert read_answers("ans: Gujararati Language") == ["Gujararati Language"]
+
+
 def test_edges_through_an_unnamed_node_become_one_line() -> None:
     triples = [
         Triple("m.hanks", "film.actor.film", "m.cvt1"),

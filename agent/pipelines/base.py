@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -40,9 +41,39 @@ def read_answers(text: str, known_names: Iterable[str] = ()) -> list[str]:
     if not found:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         found = [_TAIL.sub("", first).strip().strip("\"'{}[]")] if first else []
-    known = {normalize(n) for n in known_names}
+    known = {normalize(n): n for n in known_names if n}
     split = [part.strip("\"'{}[]") for answer in found for part in split_answer_list(answer, known)]
-    return list(dict.fromkeys(a for a in split if a))
+    return list(dict.fromkeys(_spelled_as_known(a, known) for a in split if a))
+
+
+# How alike (difflib's ratio of the normalised names) a name the model wrote must be to a
+# shown name to be read as that name misspelt: "Gujararati Language" for "Gujarati Language".
+TYPO_SIMILARITY = 0.85
+
+
+def _spelled_as_known(said: str, known: dict[str, str]) -> str:
+    """The shown name the model meant when it copied one with a typo, else `said` as written.
+
+    The small models copy names from the prompt and now and then misspell one, which then
+    matches nothing shown. Read as a typo only a name of the same words, each starting with
+    the same letter, the words that differ four letters or more, alike enough, and nearer
+    than any other shown name: "John Kerry" is not "John Berry", nor "Rocky II" "Rocky III".
+    """
+    said_n = normalize(said)
+    if not said_n or said_n in known:
+        return said
+    words = said_n.split()
+
+    def same_words(name: str) -> bool:
+        other = name.split()
+        return len(other) == len(words) and all(
+            a == b or (a[0] == b[0] and min(len(a), len(b)) >= 4) for a, b in zip(words, other, strict=True))
+
+    close = [(difflib.SequenceMatcher(None, said_n, name).ratio(), name) for name in known if same_words(name)]
+    close = sorted((c for c in close if c[0] >= TYPO_SIMILARITY), reverse=True)
+    if not close or (len(close) > 1 and close[1][0] == close[0][0]):
+        return said
+    return known[close[0][1]]
 
 
 @dataclass
