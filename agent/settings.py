@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     embedding_device: Literal["cpu", "cuda"] = Field(
         default="cpu", description="Where sentence embeddings are computed (cuda: a GPU, for big training runs).")
     llm_cache: bool = Field(default=True, description="Keep a persistent cache of LLM replies (reruns are free).")
+    llm_warm_up: bool = Field(
+        default=True, description="While `chat` or `serve` waits for its first question, have the embedded model "
+        "read the fixed start of the prompts a question sends, so that the first answer reads only the rest.")
 
     @property
     def cache_dir(self) -> Path:

@@ -15,6 +15,14 @@ def _template(name: str) -> Template:
     return Template(resources.files("prompts").joinpath(f"{name}.md").read_text(encoding="utf-8"))
 
 
+def head(name: str) -> str:
+    """The fixed start of prompt `name`, before its first slot: what every prompt made from
+    it begins with."""
+    text = _template(name).template
+    first = Template.pattern.search(text)
+    return text[: first.start()] if first else text
+
+
 def render(name: str, **slots: object) -> str:
     """The prompt `name` with every slot filled; a missing slot is an error, not a blank."""
     return _template(name).substitute({k: str(v) for k, v in slots.items()})

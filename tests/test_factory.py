@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.embeddings import Embedder
-from agent.factory import chat_context, open_settings_store, pog_context
+from agent.factory import chat_context, open_settings_store, pog_context, warm_up
 from agent.llm import FakeLLM
 from agent.pog.config import PoGConfig
+from agent.pog.context import PoGContext
+from agent.pog.graph import run_question
+from agent.pog.state import Entity
 from kgqa.settings import Settings
-from tests.pog_fixture import film_store
+from tests.pog_fixture import analysis, film_store, scripted
 
 
 def test_the_embedded_model_s_weights_reach_every_context(tmp_path: Path) -> None:
@@ -34,3 +37,18 @@ def test_the_store_opens_from_the_settings(tmp_path: Path) -> None:
     with open_settings_store(settings) as store:  # the settings' own: the embedded store in data_dir
         assert store.stats().triples == 0
     assert (tmp_path / "store").exists()
+
+
+def test_the_warm_up_reads_ahead_the_start_of_the_prompts_a_question_sends() -> None:
+    """A chat primes the model while the user types: what it primes must be the start of
+    the requests the first question then sends (else the server's prompt cache has nothing
+    to reuse), and it takes no scripted reply and counts no call."""
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer"), answer="ans: Penny Marshall")
+    context = PoGContext(film_store(), llm, Embedder(), PoGConfig())  # no memory: the analysis is asked
+    warm_up(context)
+    assert len(llm.primed) == 2 and llm.calls == [] and llm.usage.calls == 0
+    state = run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
+    assert state["answers"] == ["Penny Marshall"]
+    sent = [call[-1]["content"] for call in llm.calls]
+    primed = [messages[-1]["content"] for messages in llm.primed]
+    assert len(sent) == 2 and all(request.startswith(head) and len(head) > 100 for request, head in zip(sent, primed))

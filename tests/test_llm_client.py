@@ -70,6 +70,15 @@ def test_cache_serves_identical_requests_and_persists(tmp_path: Path) -> None:
     assert reopened.usage.cache_hits == 1
 
 
+def test_priming_reaches_the_model_past_the_cache_and_is_not_counted(tmp_path: Path) -> None:
+    inner = FakeLLM(["reply"])
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    head = [{"role": "user", "content": "Here are reasoning paths"}]
+    cached.prime(head)
+    cached.prime(head)  # read again: a stored reply would have skipped the model
+    assert inner.primed == [head, head] and cached.usage.calls == 0 and not cached.chat(head).cached
+
+
 # ---- against a local server speaking the OpenAI chat protocol ------------------------------
 
 
@@ -118,6 +127,15 @@ def test_rate_limit_is_retried(endpoint: tuple[Endpoint, str]) -> None:
     client = OpenAICompatibleClient(url, "m", max_retries=2)
     assert client.chat([{"role": "user", "content": "x"}]).text == "ok"
     assert len(state.requests) == 2
+
+
+def test_priming_asks_one_token_and_a_failure_is_left_to_the_next_request(endpoint: tuple[Endpoint, str]) -> None:
+    state, url = endpoint
+    state.script = [(200, completion("Here"))]
+    client = OpenAICompatibleClient(url, "m", max_retries=0)
+    client.prime([{"role": "user", "content": "Here are reasoning paths"}])
+    assert state.requests[0]["max_tokens"] == 1 and client.usage.calls == 0
+    OpenAICompatibleClient("http://127.0.0.1:9/v1", "m", max_retries=0).prime([{"role": "user", "content": "x"}])
 
 
 def test_wrong_model_and_unreachable_endpoint_are_clear_errors(endpoint: tuple[Endpoint, str]) -> None:

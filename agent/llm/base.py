@@ -122,6 +122,16 @@ class LLMClient(ABC):
     ) -> LLMReply:
         """One request to the model; raises LLMError subclasses, never driver errors."""
 
+    def prime(self, messages: list[Message]) -> None:
+        """Have the model read `messages` ahead of requests that start the same way, while
+        nobody waits: llama.cpp's server keeps the state of what it read (its prompt
+        cache), and a request that starts alike then reads only the rest. Neither counted
+        nor cached; a failure is left to the request that follows to report."""
+        try:
+            self._chat(messages, temperature=0.0, max_tokens=1, schema=None, logprobs=False)
+        except LLMError:
+            pass
+
     def chat(
         self,
         messages: list[Message],

@@ -65,5 +65,8 @@ class CachedLLM(LLMClient):
             self._db.commit()
         return reply
 
+    def prime(self, messages: list[Message]) -> None:
+        self.inner.prime(messages)  # the model reads it: a stored reply would skip that
+
     def close(self) -> None:
         self._db.close()

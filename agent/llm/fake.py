@@ -20,10 +20,14 @@ class FakeLLM(LLMClient):
         self._name = name
         self.calls: list[list[Message]] = []
         self.max_tokens: list[int] = []  # each call's reply budget
+        self.primed: list[list[Message]] = []  # messages read ahead (`prime`), no reply taken
 
     @property
     def model_name(self) -> str:
         return self._name
+
+    def prime(self, messages: list[Message]) -> None:
+        self.primed.append(list(messages))
 
     def _chat(
         self,

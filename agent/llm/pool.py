@@ -44,3 +44,7 @@ class PooledLLM(LLMClient):
                                 logprobs=logprobs)
         finally:
             self._idle.put(client)
+
+    def prime(self, messages: list[Message]) -> None:
+        for client in self.clients:  # each copy keeps its own prompt cache
+            client.prime(messages)

@@ -5,6 +5,7 @@ turns' entities, each PoG node shows as it finishes, Ctrl-C stops the turn only.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -73,7 +74,7 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
 
     from agent.chat.graph import build_chat_graph
     from agent.embeddings import Embedder
-    from agent.factory import chat_context, model_in_background
+    from agent.factory import chat_context, model_in_background, warm_up
     from agent.llm.base import LLMError
 
     with ExitStack() as stack:
@@ -88,6 +89,8 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
             context = chat_context(settings, store, model.result(), embedder)
         except (LLMError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
+        if settings.llm_warm_up and not settings.llm_base_url:  # our own server: reading ahead costs nobody anything
+            threading.Thread(target=warm_up, args=(context.pog,), name="warm-up", daemon=True).start()
         settings.chat_db.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(settings.chat_db, check_same_thread=False)
         stack.callback(connection.close)
