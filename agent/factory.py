@@ -64,8 +64,8 @@ def warm_up(pog: PoGContext) -> None:
 
     first = ["pog_analyse"] if analysis_is_read(pog.config, has_memory=pog.memory is not None) else []
     first.append("pog_answer_judged" if pog.config.sufficiency == "llm" else "pog_answer")
-    for name in first:
-        pog.llm.prime([{"role": "user", "content": head(name)}])
+    for start in filter(None, map(head, first)):  # the paper's prompts may open with a slot
+        pog.llm.prime([{"role": "user", "content": start}])
 
 
 def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> ChatContext:

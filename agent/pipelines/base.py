@@ -55,9 +55,10 @@ def _spelled_as_known(said: str, known: dict[str, str]) -> str:
     """The shown name the model meant when it copied one with a typo, else `said` as written.
 
     The small models copy names from the prompt and now and then misspell one, which then
-    matches nothing shown. Read as a typo only a name of the same words, each starting with
-    the same letter, the words that differ four letters or more, alike enough, and nearer
-    than any other shown name: "John Kerry" is not "John Berry", nor "Rocky II" "Rocky III".
+    matches nothing shown. Read as a typo only a name of as many words, each starting with
+    the same letter as its counterpart and, where they differ, both four letters or longer,
+    alike enough, and nearer than any other shown name: "John Kerry" is not "John Berry",
+    nor "Rocky II" "Rocky III".
     """
     said_n = normalize(said)
     if not said_n or said_n in known:
