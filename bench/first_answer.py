@@ -1,6 +1,6 @@
 """The first answer on a fresh machine: `kgqa demo`'s wall time with an empty data folder.
 
-    python bench/first_answer.py --json [--runs 3] [--question TEXT]
+    python bench/first_answer.py --json [--runs 3] [--question TEXT] [--base CHECKOUT]
 
 Each run starts `python -m kgqa demo --json` with KGQA_DATA_DIR set to a new empty folder,
 as right after the install: the model's weights are joined from the package, the llama.cpp
@@ -12,6 +12,11 @@ Prints one JSON line a run: the wall seconds from the command's start to its exi
 each start-up step had ended (seconds since the command's own clock started; the model
 starts in the background, so steps overlap), the question's seconds, LLM calls and the
 answers; then one line with the median wall seconds.
+
+With `--base` (another checkout of kgqa, e.g. a `git worktree` of an earlier commit) the
+runs alternate between that checkout and this one, each line says which (`code`: the
+commit), and a last line gives this one's median wall over the base's, so a change is
+measured side by side on the same machine at the same time.
 """
 
 from __future__ import annotations
@@ -24,33 +29,56 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="Fresh runs, each with its own empty data folder")
     parser.add_argument("--question", default=None, help="The question (default: the demo's own)")
+    parser.add_argument("--base", help="Another kgqa checkout to alternate with, side by side")
     parser.add_argument("--json", action="store_true", help="JSON (the only output format)")
     args = parser.parse_args()
 
-    walls = []
+    here = Path(__file__).resolve().parents[1]
+    checkouts = [Path(args.base).resolve(), here] if args.base else [here]
+    walls: dict[str, list[float]] = {}
     for run in range(1, args.runs + 1):
-        with tempfile.TemporaryDirectory(prefix="kgqa-fresh-") as data_dir:
-            command = [sys.executable, "-m", "kgqa", "demo", "--json", *([args.question] if args.question else [])]
-            started = time.monotonic()
-            done = subprocess.run(command, env={**os.environ, "KGQA_DATA_DIR": data_dir}, capture_output=True,
-                                  text=True, check=False)
-            wall = time.monotonic() - started
-        if done.returncode != 0:
-            raise SystemExit(f"kgqa demo failed ({done.returncode}): {done.stderr[-2000:]}")
-        answer = json.loads(done.stdout)
-        walls.append(wall)
-        ready = {f"{step.replace(' ', '_')}_ready_s": at for step, at in answer["startup_seconds"].items()}
-        print(json.dumps({"run": run, "wall_seconds": round(wall, 2), **ready,
-                          "question_seconds": answer["seconds"], "llm_calls": answer["llm_calls"],
-                          "answers": answer["answers"][:5]}), flush=True)
-    print(json.dumps({"runs": len(walls), "wall_seconds_median": round(statistics.median(walls), 2)}))
+        for checkout in checkouts:
+            code = commit(checkout)
+            walls.setdefault(code, []).append(first_answer(checkout, args.question, run, code))
+    for code, seconds in walls.items():
+        print(json.dumps({"code": code, "runs": len(seconds), "wall_seconds_median": round(statistics.median(seconds), 2)}))
+    if args.base:
+        base, this = (statistics.median(walls[commit(c)]) for c in checkouts)
+        print(json.dumps({"this_over_base_median": round(this / base, 3)}))
 
+
+def commit(checkout: Path) -> str:
+    """The checkout's commit, with "+" when its tracked files differ from it."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=checkout, check=False).returncode != 0
+    return head + ("+" if dirty else "")
+
+
+def first_answer(checkout: Path, question: str | None, run: int, code: str) -> float:
+    """One fresh `kgqa demo` of `checkout`'s code; prints its line and returns its wall seconds."""
+    with tempfile.TemporaryDirectory(prefix="kgqa-fresh-") as data_dir:
+        command = [sys.executable, "-m", "kgqa", "demo", "--json", *([question] if question else [])]
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=checkout, env={**os.environ, "KGQA_DATA_DIR": data_dir,
+                                                          "PYTHONPATH": str(checkout)},
+                              capture_output=True, text=True, check=False)
+        wall = time.monotonic() - started
+    if done.returncode != 0:
+        raise SystemExit(f"kgqa demo failed ({done.returncode}): {done.stderr[-2000:]}")
+    answer = json.loads(done.stdout)
+    ready = {f"{step.replace(' ', '_')}_ready_s": at for step, at in answer["startup_seconds"].items()}
+    print(json.dumps({"code": code, "run": run, "wall_seconds": round(wall, 2), **ready,
+                      "question_seconds": answer["seconds"], "llm_calls": answer["llm_calls"],
+                      "answers": answer["answers"][:5]}), flush=True)
+    return wall
 
 if __name__ == "__main__":
     main()

@@ -47,6 +47,7 @@ def test_the_warm_up_reads_ahead_the_start_of_the_prompts_a_question_sends() -> 
     context = PoGContext(film_store(), llm, Embedder(), PoGConfig())  # no memory: the analysis is asked
     warm_up(context)
     assert len(llm.primed) == 2 and llm.calls == [] and llm.usage.calls == 0
+    assert context.embedder.bulk_loaded  # a large batch later does not load torch mid-answer
     state = run_question(context, "who directed Big", [Entity(id="Big", name="Big")])
     assert state["answers"] == ["Penny Marshall"]
     sent = [call[-1]["content"] for call in llm.calls]

@@ -89,8 +89,9 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
             context = chat_context(settings, store, model.result(), embedder)
         except (LLMError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
-        if settings.llm_warm_up and not settings.llm_base_url:  # our own server: reading ahead costs nobody anything
-            threading.Thread(target=warm_up, args=(context.pog,), name="warm-up", daemon=True).start()
+        prime = settings.llm_warm_up and not settings.llm_base_url  # our own server: reading ahead costs nobody anything
+        threading.Thread(target=warm_up, args=(context.pog,), kwargs={"prime_model": prime}, name="warm-up",
+                         daemon=True).start()
         settings.chat_db.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(settings.chat_db, check_same_thread=False)
         stack.callback(connection.close)
