@@ -50,8 +50,9 @@ def main() -> None:
     for code, seconds in walls.items():
         print(json.dumps({"code": code, "runs": len(seconds), "wall_seconds_median": round(statistics.median(seconds), 2)}))
     if args.base:
-        base, this = (statistics.median(walls[commit(c)]) for c in checkouts)
-        print(json.dumps({"this_over_base_median": round(this / base, 3)}))
+        base, this = (commit(c) for c in checkouts)
+        print(json.dumps({"code": f"{this} / {base}",
+                          "this_over_base_median": round(statistics.median(walls[this]) / statistics.median(walls[base]), 3)}))
 
 
 def commit(checkout: Path) -> str:
