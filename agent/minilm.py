@@ -3,9 +3,10 @@
 sentence-transformers brings torch and transformers, whose imports take 5-7 s on two CPU
 cores: most of a first answer's start-up (docs/benchmarks.md). A question needs a handful
 of short texts embedded, which this six-layer BERT does in milliseconds with the same
-weights and tokenizer; `Embedder` hands the large batches to sentence-transformers, where
-torch's threaded kernels pay for the import. The vectors are the same to float32 rounding
-(`tests/test_embeddings.py` compares them with sentence-transformers')."""
+weights and tokenizer. `Embedder` runs it until the first large batch, and
+sentence-transformers from then on, where torch's threaded kernels pay for the import. The
+vectors are the same to float32 rounding (`tests/test_embeddings.py` compares them with
+sentence-transformers')."""
 
 from __future__ import annotations
 
