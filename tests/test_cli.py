@@ -352,6 +352,18 @@ def test_every_command_that_writes_a_file_spells_it_out_the_same_way() -> None:
     assert all(sorted(p.opts) == ["--out", "-o"] for params in writers.values() for p in params), writers
 
 
+def test_every_command_that_starts_the_embedded_model_lets_the_user_pick_it() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    model_users = {"ask": group.commands["ask"], "demo": group.commands["demo"], "chat": group.commands["chat"],
+                   "serve": group.commands["serve"], "eval": group.commands["eval"],
+                   "memory synthesize": group.commands["memory"].commands["synthesize"]}
+    lacking = [name for name, command in model_users.items()
+               if not any("--llm" in p.opts for p in command.params)]
+    assert lacking == []
+
+
 def test_eval_says_when_questions_in_flight_would_queue_at_one_copy_of_the_embedded_model(tmp_path: Path) -> None:
     missing = str(tmp_path / "none.txt")  # fails before any model starts; the note comes first
     env = {"KGQA_DATA_DIR": str(tmp_path / "data"), "KGQA_LLM_BASE_URL": ""}

@@ -15,6 +15,7 @@ from kg_store import InputError, StoreError
 from kgqa.cli.common import (
     DepthOpt,
     JsonOpt,
+    LLMOpt,
     MemoryOpt,
     PresetOpt,
     QuestionFormat,
@@ -67,6 +68,7 @@ def eval_command(
     llm_servers: Annotated[int | None, typer.Option(min=1, max=16, help=(
         "Copies of the embedded model to start (KGQA_LLM_SERVERS): each answers one call at a time "
         "(docs/benchmarks.md: when this pays)."))] = None,
+    llm: LLMOpt = None,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
     preset: PresetOpt = None,
@@ -106,7 +108,7 @@ def eval_command(
     from agent.evaluation.run import EvalPlan, parse_shard, run_evaluation, selected_questions
     from agent.llm.base import LLMError
 
-    settings = with_pog_flags(settings_from(store), strategy, width, depth, path_memory, preset)
+    settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset)
     settings = with_triples_flags(settings, {"scorer": scorer, "scorer_model": scorer_model, "top_k": top_k,
                                              "pooling.reselect_from": reselect_from})
     settings = with_node_flags(settings, pooling={"enabled": pooling, "search": pooling_search, "order": pooling_order},
