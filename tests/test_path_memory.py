@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import numpy as np
@@ -170,3 +171,24 @@ def test_the_bundled_memory_ships_with_the_vectors_of_all_its_texts() -> None:
     fresh = Embedder()
     PathMemory.load(Path(__file__).resolve().parent.parent / "kgqa" / "data" / "metaqa_path_memory.jsonl.gz", fresh)
     assert fresh.encoded == 0
+
+
+def test_tied_sequences_come_out_in_the_same_order_in_every_process() -> None:
+    """One person wrote and directed the film: both sequences answer, with one support.
+    Their order decided which one the top of the prior kept; it followed a frozenset's
+    iteration, which changes with each process's string hashing, so a rerun of the same
+    evaluation could answer differently."""
+    import subprocess
+    import sys
+
+    script = """
+from agent.embeddings import Embedder
+from agent.pog.memory import MemoryEntry, PathMemory
+tied = [[("starred_actors", False), (name, True)] for name in ("written_by", "directed_by", "edited_by", "shot_by")]
+memory = PathMemory([MemoryEntry(question_id="1", question="who made the films X acted in", paths=tied, depth=2)],
+                    Embedder())
+print([p.steps[1][0] for p in memory.prior(Embedder().encode(["who made the films X acted in"])[0])])
+"""
+    orders = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in range(4)}
+    assert orders == {"['directed_by', 'edited_by', 'shot_by', 'written_by']"}

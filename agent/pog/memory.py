@@ -211,7 +211,10 @@ class PathMemory:
             for chains, count in usable.items():
                 for chain in chains:
                     support[chain] = support.get(chain, 0.0) + weight * count / size
-        ranked = sorted(support.items(), key=lambda kv: -kv[1])
+        # Tied sequences (one person wrote and directed the film) share a support: ordered by
+        # the sequence, not by a frozenset's iteration, which changes with each process's
+        # string hashing and decided which of them the top of the prior kept.
+        ranked = sorted(support.items(), key=lambda kv: (-kv[1], kv[0]))
         return [PriorChain(steps=list(key), weight=round(w / weight_total, 4), depth=self.depths[key])
                 for key, w in ranked if w > 0]
 
@@ -283,7 +286,7 @@ class PathMemory:
         top = max(best.values())
         shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
         total = sum(shares.values())
-        ranked = sorted(shares.items(), key=lambda kv: -kv[1])
+        ranked = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))  # ties by sequence, as in `prior`
         return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key])
                 for key, w in ranked if w / total >= 1e-4]
 
