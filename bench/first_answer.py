@@ -42,15 +42,15 @@ def main() -> None:
 
     here = Path(__file__).resolve().parents[1]
     checkouts = [Path(args.base).resolve(), here] if args.base else [here]
-    walls: dict[str, list[float]] = {}
+    codes = [commit(checkout) for checkout in checkouts]
+    walls: dict[str, list[float]] = {code: [] for code in codes}
     for run in range(1, args.runs + 1):
-        for checkout in checkouts:
-            code = commit(checkout)
-            walls.setdefault(code, []).append(first_answer(checkout, args.question, run, code))
+        for checkout, code in zip(checkouts, codes, strict=True):
+            walls[code].append(first_answer(checkout, args.question, run, code))
     for code, seconds in walls.items():
         print(json.dumps({"code": code, "runs": len(seconds), "wall_seconds_median": round(statistics.median(seconds), 2)}))
     if args.base:
-        base, this = (commit(c) for c in checkouts)
+        base, this = codes
         print(json.dumps({"code": f"{this} / {base}",
                           "this_over_base_median": round(statistics.median(walls[this]) / statistics.median(walls[base]), 3)}))
 

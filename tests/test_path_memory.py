@@ -185,9 +185,10 @@ def test_tied_sequences_come_out_in_the_same_order_in_every_process() -> None:
 from agent.embeddings import Embedder
 from agent.pog.memory import MemoryEntry, PathMemory
 tied = [[("starred_actors", False), (name, True)] for name in ("written_by", "directed_by", "edited_by", "shot_by")]
+embedder = Embedder()
 memory = PathMemory([MemoryEntry(question_id="1", question="who made the films X acted in", paths=tied, depth=2)],
-                    Embedder())
-print([p.steps[1][0] for p in memory.prior(Embedder().encode(["who made the films X acted in"])[0])])
+                    embedder)
+print([p.steps[1][0] for p in memory.prior(embedder.encode(["who made the films X acted in"])[0])])
 """
     orders = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in range(4)}
