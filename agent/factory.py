@@ -35,9 +35,13 @@ def embedded_weights(settings: Settings) -> Path | None:
 def open_settings_store(settings: Settings, url: str | None = None, *, read_only: bool = False) -> GraphStore:
     """The store at `url` (default: the settings' own), with the settings' schema
     prefixes and Neo4j credentials."""
-    return open_store(url or settings.store_url, schema_prefixes=settings.schema_prefixes, read_only=read_only,
-                      neo4j_user=settings.neo4j_user, neo4j_password=settings.neo4j_password,
-                      neo4j_database=settings.neo4j_database)
+    return open_store(url or settings.store_url, read_only=read_only, **store_options(settings))
+
+
+def store_options(settings: Settings) -> dict:
+    """`open_store`'s keyword arguments from the settings: schema prefixes, Neo4j credentials."""
+    return {"schema_prefixes": settings.schema_prefixes, "neo4j_user": settings.neo4j_user,
+            "neo4j_password": settings.neo4j_password, "neo4j_database": settings.neo4j_database}
 
 
 def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None,

@@ -9,13 +9,14 @@ bundled path memory load, and the question is answered with no reply or embeddin
 Time it on an idle machine: llama.cpp slows sharply when anything else takes a core.
 
 Prints one JSON line a run: the wall seconds from the command's start to its exit, when
+the answer was printed (`answered_s`, before the model's server and the store close), when
 each start-up step had ended (seconds since the command's own clock started; the model
 starts in the background, so steps overlap), the question's seconds, LLM calls and the
-answers; then one line with the median wall seconds.
+answers; then one line with the medians of both.
 
 With `--base` (another checkout of kgqa, e.g. a `git worktree` of an earlier commit) the
 runs alternate between that checkout and this one, each line says which (`code`: the
-commit), and a last line gives this one's median wall over the base's, so a change is
+commit), and a last line gives this one's medians over the base's, so a change is
 measured side by side on the same machine at the same time.
 """
 
@@ -43,16 +44,19 @@ def main() -> None:
     here = Path(__file__).resolve().parents[1]
     checkouts = [Path(args.base).resolve(), here] if args.base else [here]
     codes = [commit(checkout) for checkout in checkouts]
-    walls: dict[str, list[float]] = {code: [] for code in codes}
+    seconds: dict[str, list[tuple[float, float]]] = {code: [] for code in codes}  # (wall, answered)
     for run in range(1, args.runs + 1):
         for checkout, code in zip(checkouts, codes, strict=True):
-            walls[code].append(first_answer(checkout, args.question, run, code))
-    for code, seconds in walls.items():
-        print(json.dumps({"code": code, "runs": len(seconds), "wall_seconds_median": round(statistics.median(seconds), 2)}))
+            seconds[code].append(first_answer(checkout, args.question, run, code))
+    medians = {code: [statistics.median(column) for column in zip(*runs, strict=True)] for code, runs in seconds.items()}
+    for code, (wall, answered) in medians.items():
+        print(json.dumps({"code": code, "runs": len(seconds[code]), "wall_seconds_median": round(wall, 2),
+                          "answered_s_median": round(answered, 2)}))
     if args.base:
         base, this = codes
         print(json.dumps({"code": f"{this} / {base}",
-                          "this_over_base_median": round(statistics.median(walls[this]) / statistics.median(walls[base]), 3)}))
+                          "this_over_base_median": round(medians[this][0] / medians[base][0], 3),
+                          "answered_this_over_base_median": round(medians[this][1] / medians[base][1], 3)}))
 
 
 def commit(checkout: Path) -> str:
@@ -63,23 +67,29 @@ def commit(checkout: Path) -> str:
     return head + ("+" if dirty else "")
 
 
-def first_answer(checkout: Path, question: str | None, run: int, code: str) -> float:
-    """One fresh `kgqa demo` of `checkout`'s code; prints its line and returns its wall seconds."""
+def first_answer(checkout: Path, question: str | None, run: int, code: str) -> tuple[float, float]:
+    """One fresh `kgqa demo` of `checkout`'s code; prints its line and returns its wall
+    seconds and the seconds until its answer was printed."""
     with tempfile.TemporaryDirectory(prefix="kgqa-fresh-") as data_dir:
         command = [sys.executable, "-m", "kgqa", "demo", "--json", *([question] if question else [])]
         started = time.monotonic()
-        done = subprocess.run(command, cwd=checkout, env={**os.environ, "KGQA_DATA_DIR": data_dir,
-                                                          "PYTHONPATH": str(checkout)},
-                              capture_output=True, text=True, check=False)
+        # Unbuffered, the answer reaches us when it is printed, before the process winds down.
+        env = {**os.environ, "KGQA_DATA_DIR": data_dir, "PYTHONPATH": str(checkout), "PYTHONUNBUFFERED": "1"}
+        with subprocess.Popen(command, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) as demo:
+            answered_line = demo.stdout.readline()
+            answered = time.monotonic() - started
+            rest, errors = demo.communicate()
         wall = time.monotonic() - started
-    if done.returncode != 0:
-        raise SystemExit(f"kgqa demo failed ({done.returncode}): {done.stderr[-2000:]}")
-    answer = json.loads(done.stdout)
+    if demo.returncode != 0:
+        raise SystemExit(f"kgqa demo failed ({demo.returncode}): {errors[-2000:]}")
+    answer = json.loads(answered_line + rest)
     ready = {f"{step.replace(' ', '_')}_ready_s": at for step, at in answer["startup_seconds"].items()}
-    print(json.dumps({"code": code, "run": run, "wall_seconds": round(wall, 2), **ready,
-                      "question_seconds": answer["seconds"], "llm_calls": answer["llm_calls"],
+    print(json.dumps({"code": code, "run": run, "wall_seconds": round(wall, 2), "answered_s": round(answered, 2),
+                      **ready, "question_seconds": answer["seconds"], "llm_calls": answer["llm_calls"],
                       "answers": answer["answers"][:5]}), flush=True)
-    return wall
+    return wall, answered
+
 
 if __name__ == "__main__":
     main()

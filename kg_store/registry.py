@@ -18,6 +18,12 @@ SCHEMES = ("oxigraph:", "sparql+http://", "sparql+https://", "bolt://", "bolt+s:
            "neo4j://", "neo4j+s://", "neo4j+ssc://", "memory:")
 
 
+def in_memory(url: str) -> bool:
+    """Whether the store lives in the memory of the process that opens it (`oxigraph:`,
+    `memory:`): no other process can load it for that one."""
+    return url in ("oxigraph:", "memory:")
+
+
 def open_store(
     url: str,
     *,

@@ -271,6 +271,26 @@ def test_ask_answers_with_evidence_and_writes_the_trace(kb: Path, tmp_path: Path
     assert shown.exit_code == 0 and "Not in the graph, so left out: m.0zzz" in shown.output, shown.output
 
 
+def test_demo_loads_its_kg_on_first_use_only_and_answers_over_it(tmp_path: Path, endpoint) -> None:
+    """The quick start's main job, with a scripted model: the bundled film KG is loaded
+    (in a child process, while the agent starts up) on the first run only."""
+    state, url = endpoint
+    state.script = [(200, completion("ans: Robert Zemeckis"))] * 8
+    env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path),
+           "KGQA_LLM_CACHE": "false"}
+    first = invoke("demo", "who directed Forrest Gump", env=env)
+    assert first.exit_code == 0, first.output
+    assert "129,411 facts" in first.output and "Answer: Robert Zemeckis" in first.output
+    assert all(f"{step} ready at" in first.output for step in ("store", "model", "embeddings", "path memory"))
+    again = invoke("demo", "who directed Forrest Gump", "--json", env=env)
+    assert again.exit_code == 0, again.output
+    assert "facts" not in again.stderr  # nothing loaded the second time
+    answer = json.loads(again.stdout)
+    assert answer["answers"] == ["Robert Zemeckis"] and answer["paths"][0]["start"]["id"] == "Forrest Gump"
+    in_memory = invoke("demo", "--store", "memory:", env=env)  # it would be loaded into a store that then vanishes
+    assert in_memory.exit_code == 2 and "outlives" in in_memory.output
+
+
 def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:
     state, url = endpoint
     questions = tmp_path / "qa_dev_1hop.txt"

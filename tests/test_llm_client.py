@@ -3,15 +3,18 @@ the OpenAI-compatible client against a real local HTTP server speaking the proto
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
-from agent.llm import FakeLLM, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
+from agent.llm import FakeLLM, LLMClient, LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from agent.llm.cache import CachedLLM
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.parsing import parse_reply
+from agent.llm.starting import StartingLLM
 from tests.scripted_endpoint import Endpoint, completion
 
 
@@ -77,6 +80,29 @@ def test_priming_reaches_the_model_past_the_cache_and_is_not_counted(tmp_path: P
     cached.prime(head)
     cached.prime(head)  # read again: a stored reply would have skipped the model
     assert inner.primed == [head, head] and cached.usage.calls == 0 and not cached.chat(head).cached
+
+
+def test_a_starting_model_takes_requests_at_once_and_answers_them_once_started() -> None:
+    starting: Future[LLMClient] = Future()
+    llm = StartingLLM(starting)
+    ask = [{"role": "user", "content": "q"}]
+
+    def question() -> tuple[str, int]:
+        with llm.track() as usage:
+            return llm.chat(ask).text, usage.calls
+
+    with ThreadPoolExecutor(1) as running:
+        asked = running.submit(question)
+        time.sleep(0.05)
+        assert not asked.done()  # waits for the start, does not fail
+        inner = FakeLLM(["answer"], name="qwen")
+        starting.set_result(inner)
+        assert asked.result(timeout=5) == ("answer", 1)  # counted where the question tracks it
+    assert inner.calls == [ask] and llm.model_name == "qwen"
+    failed: Future[LLMClient] = Future()
+    failed.set_exception(LLMUnavailable("the local llama.cpp server exited at start"))
+    with pytest.raises(LLMUnavailable, match="exited at start"):  # the start's error, at the first request
+        StartingLLM(failed).chat(ask)
 
 
 # ---- against a local server speaking the OpenAI chat protocol ------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from importlib import resources
 from pathlib import Path
@@ -15,7 +14,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from kg_store.errors import KGQAError
+from kg_store.registry import in_memory
 from kgqa.cli.common import (
+    Bar,
     DepthOpt,
     JsonOpt,
     LLMOpt,
@@ -30,12 +32,14 @@ from kgqa.cli.common import (
     opened,
     out,
     print_json,
+    progress_bar,
     settings_from,
     with_node_flags,
     with_pog_flags,
 )
-from kgqa.cli.data import load_with_progress, print_load_report
+from kgqa.cli.data import print_load_report
 from kgqa.settings import Settings
+from loaders.background import BackgroundLoad
 
 T = TypeVar("T")
 DEMO_KG = "metaqa_kb.txt.gz"
@@ -83,70 +87,100 @@ def demo(
         console.print('[dim]ask another: kgqa demo "which movies did the director of Big direct?"[/]')
 
 
+class DemoKG:
+    """The demo's store, the bundled film KG loaded into it on first use (in a child
+    process, while this one goes on starting up), and the settings that answer over it
+    with the bundled path memory (unless one is configured)."""
+
+    def __init__(self, settings: Settings, kb: Path, loading: BackgroundLoad) -> None:
+        self.settings, self._kb, self._loading = settings, kb, loading
+
+    def ready(self) -> None:
+        """Wait for the first-use load, showing its progress and report (on stderr: `kgqa
+        demo --json` prints its answer alone on stdout); at once when the store was loaded."""
+        with ExitStack() as shown:
+            bars: list[Bar] = []
+
+            def started() -> None:
+                bars.append(shown.enter_context(progress_bar(f"metaqa {self._kb.name}", self._kb.stat().st_size,
+                                                             in_bytes=True)))
+
+            report = self._loading.wait(on_start=started, on_bytes=lambda n: bars[0].update(advance=n))
+        if report is not None:
+            print_load_report(report, console)
+
+
 @contextmanager
-def demo_settings(settings: Settings, store: str | None = None) -> Iterator[Settings]:
-    """The settings for the demo: its store (the bundled film KG loaded into it on first
-    use) and, unless one is configured, the bundled path memory."""
+def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
+    """Start the demo's store: its first-use load runs until `.ready()` is awaited."""
+    from agent.factory import store_options
+
     url = store or settings.demo_store_url
-    with opened(settings, url) as target:
-        if target.stats().triples == 0:
-            with resources.as_file(resources.files("kgqa") / "data" / DEMO_KG) as kb:
-                # on stderr: `kgqa demo --json` prints its answer alone on stdout
-                print_load_report(load_with_progress(target, "metaqa", kb, False, settings.schema_prefixes), console)
-    settings = settings.model_copy(update={"store": url})
-    if settings.pog.path_memory is not None:
-        yield settings
-        return
-    with resources.as_file(resources.files("kgqa") / "data" / DEMO_MEMORY) as memory:
-        yield settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": Path(memory)})})
+    if in_memory(url):
+        raise fail(f"the demo needs a store that outlives its loading, not {url}: an on-disk "
+                   "oxigraph:PATH or a server", 2)
+    with ExitStack() as stack:
+        data = resources.files("kgqa") / "data"
+        kb = stack.enter_context(resources.as_file(data / DEMO_KG))
+        loading = stack.enter_context(BackgroundLoad(url, "metaqa", kb, store_options=store_options(settings)))
+        settings = settings.model_copy(update={"store": url})
+        if settings.pog.path_memory is None:
+            memory = stack.enter_context(resources.as_file(data / DEMO_MEMORY))
+            settings = settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": memory})})
+        yield DemoKG(settings, kb, loading)
 
 
 def answer_one(settings: Settings, store_url: str | None, text: str, topics: list[str], trace_path: Path | None,
                as_json: bool, *, demo_store: str | None = None) -> None:
     """One question through the same run the chat's turns use, printed as `kgqa ask` shows
-    it. The model starts in the background while the store opens (the demo's is loaded on
-    first use) and the embeddings load; each start-up step is shown as it ends. With
-    `demo_store` ("" for the default place) the bundled demo KG and memory are used."""
-    from agent.answer import answer_question
-    from agent.embeddings import Embedder
-    from agent.factory import model_in_background, pog_context
-    from agent.llm.base import LLMClient, LLMError
-    from agent.pog.memory import PathMemory
-    from loaders.records import MalformedInput
+    it. The model starts in the background while the store opens, the agent's modules,
+    embeddings and path memory load, and the question's work before its first model
+    request runs; each start-up step is shown as it ends. With `demo_store` ("" for the
+    default place) the bundled demo KG (loaded on first use, in a child process meanwhile)
+    and memory are used."""
+    from agent.factory import model_in_background
 
     if not text.strip():
         raise fail("the question is empty", 2)
     steps = StartupSteps(show=not as_json)
     with ExitStack() as stack:
-        def start_model() -> Future[LLMClient]:
-            started = stack.enter_context(model_in_background(settings))
-            started.add_done_callback(lambda done: done.exception() or steps.done("model"))
-            return started
-
         try:
-            model = None
-            if demo_store is not None:  # the demo KG loads (on first use) while the model starts
-                model = start_model()
-                settings = steps.timed("store", lambda: stack.enter_context(demo_settings(settings, demo_store or None)))
-            store = stack.enter_context(opened(settings, store_url or settings.store_url, read_only=True))
-            model = model or start_model()  # after the store opened: a wrong store fails at once
+            demo = stack.enter_context(demo_kg(settings, demo_store or None)) if demo_store is not None else None
+            if demo is not None:
+                settings = demo.settings
+            else:  # a wrong store fails at once, before the model starts
+                store = stack.enter_context(opened(settings, store_url or settings.store_url, read_only=True))
+            model = stack.enter_context(model_in_background(settings))
+            model.add_done_callback(lambda done: done.exception() or steps.done("model"))
+            # The agent's modules (about two seconds of imports) load on this core meanwhile.
+            from agent.answer import answer_question
+            from agent.embeddings import Embedder
+            from agent.factory import pog_context
+            from agent.llm.starting import StartingLLM
+            from agent.pog.memory import PathMemory
+
             embedder = steps.timed("embeddings", lambda: Embedder.from_settings(settings))
             memory = None if settings.pog.path_memory is None else steps.timed(
                 "path memory", lambda: PathMemory.load(settings.pog.path_memory, embedder))
-            context = pog_context(settings, store, model.result(), embedder, memory)
+            if demo is not None:
+                steps.timed("store", demo.ready)
+                store = stack.enter_context(opened(settings, settings.store_url, read_only=True))
+            # The question's walks and pruning go ahead while the model may still be starting.
+            context = pog_context(settings, store, StartingLLM(model), embedder, memory)
             turn = answer_question(context, text.strip(), [{"id": t} for t in topics], trace_id="ask",
                                    trace_path=trace_path)
-        except (LLMError, MalformedInput, FileNotFoundError) as exc:
+        except (KGQAError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
-    summary = {key: turn[key] for key in
-               ("answers", "unheld_topics", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds",
-                "source")}
-    if as_json:
-        print_json({**summary, "startup_seconds": steps.seconds})
-        return
-    print_answer(summary)
-    if trace_path is not None:
-        console.print(f"trace: {trace_path}")
+        # Shown before the model's server and the store close (which takes a moment).
+        summary = {key: turn[key] for key in
+                   ("answers", "unheld_topics", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds",
+                    "source")}
+        if as_json:
+            print_json({**summary, "startup_seconds": steps.seconds})
+            return
+        print_answer(summary)
+        if trace_path is not None:
+            console.print(f"trace: {trace_path}")
 
 
 class StartupSteps:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from kgqa.cli.ask import demo_settings, print_answer
+from kgqa.cli.ask import demo_kg, print_answer
 from kgqa.cli.common import (
     DepthOpt,
     LLMOpt,
@@ -79,7 +79,9 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
 
     with ExitStack() as stack:
         if demo:
-            settings = stack.enter_context(demo_settings(settings))
+            loaded = stack.enter_context(demo_kg(settings))
+            loaded.ready()
+            settings = loaded.settings
         store = stack.enter_context(opened(settings, settings.store_url, read_only=True))
         if store.stats().triples == 0:
             raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)

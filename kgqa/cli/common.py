@@ -169,7 +169,7 @@ def print_json(obj: object) -> None:
     if out.is_terminal:
         out.print_json(text)  # coloured for people; plain below for pipes and tools
     else:
-        print(text)
+        print(text, flush=True)  # read as soon as it is written, not when we exit
 
 
 class Bar:

@@ -1,0 +1,129 @@
+"""Loading a KG file in a child process, so that the caller's own start-up (imports,
+embeddings, a path memory) runs on another core meanwhile. A thread would not overlap
+it: parsing is Python and holds the GIL. `kgqa demo` loads its film KG this way on first use.
+
+The child opens the store by URL and loads the file unless the store already holds facts
+(`only_if_empty`). Through a pipe it says that it started, its progress in bytes, then its
+report (or its error). It is started with "spawn": a forked child would inherit the locks
+of the caller's other threads (the model starting, say) in whatever state they were in.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+import traceback
+from collections.abc import Callable
+from contextlib import closing
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Self
+
+from kg_store import open_store
+from kg_store.errors import InputError, KGQAError, StoreError
+from loaders.load import LoadReport, load_file
+
+PROGRESS_EVERY_S = 0.2
+
+
+class BackgroundLoad:
+    """A load running in a child process; `wait` returns its report (None when the store
+    already held facts and `only_if_empty`) or raises its error here, in the caller.
+
+    `store_options` are `open_store`'s keyword arguments (credentials, schema prefixes).
+    Use it as a context manager: leaving before `wait` stops the child.
+    """
+
+    def __init__(self, url: str, fmt: str, path: Path, *, store_options: dict[str, Any],
+                 only_if_empty: bool = True) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._results, sender = context.Pipe(duplex=False)
+        self._process = context.Process(target=_load_and_report, name="kgqa-load", daemon=True,
+                                        args=(sender, url, fmt, str(path), store_options, only_if_empty))
+        self._process.start()
+        sender.close()  # the child holds the only sending end: its exit ends our reads
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait(self, *, on_start: Callable[[], None] | None = None,
+             on_bytes: Callable[[int], None] | None = None) -> LoadReport | None:
+        """Block until the child is done: `on_start()` when it begins a load (not when the
+        store held facts already), `on_bytes(n)` as it reads the file."""
+        try:
+            while True:
+                try:
+                    kind, value = self._results.recv()
+                except EOFError:
+                    self._process.join()
+                    raise RuntimeError(f"the loading process ended without a report "
+                                       f"(exit code {self._process.exitcode})") from None
+                if kind == "start":
+                    if on_start is not None:
+                        on_start()
+                    continue
+                if kind == "bytes":
+                    if on_bytes is not None:
+                        on_bytes(value)
+                    continue
+                if kind == "report":
+                    return value
+                raise _error(kind, value)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()  # the caller gave up: what was written stays (loads are idempotent)
+        self._process.join()
+        self._results.close()
+
+
+def _error(kind: str, message: str) -> Exception:
+    """The child's error, of a kind the caller's handlers know."""
+    if kind == "store":
+        return StoreError(message)
+    if kind == "input":
+        return InputError(message)
+    if kind == "error":
+        return KGQAError(message)
+    return RuntimeError(f"the loading process failed:\n{message}")  # a bug: its traceback
+
+
+def _load_and_report(results: Connection, url: str, fmt: str, path: str, store_options: dict[str, Any],
+                     only_if_empty: bool) -> None:
+    """The child's work: open, load, report through `results`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's: it stops us (close)
+    pending, last_sent = 0, time.monotonic()
+
+    def on_bytes(n: int) -> None:
+        nonlocal pending, last_sent
+        pending += n
+        if time.monotonic() - last_sent >= PROGRESS_EVERY_S:
+            results.send(("bytes", pending))
+            pending, last_sent = 0, time.monotonic()
+
+    try:
+        with closing(open_store(url, **store_options)) as store:
+            if only_if_empty and store.stats().triples:
+                results.send(("report", None))
+                return
+            results.send(("start", None))
+            report = load_file(store, fmt, Path(path), on_bytes=on_bytes)  # the store's schema prefixes
+        if pending:
+            results.send(("bytes", pending))
+        results.send(("report", report))
+    except StoreError as exc:
+        results.send(("store", str(exc)))
+    except InputError as exc:
+        results.send(("input", str(exc)))
+    except KGQAError as exc:
+        results.send(("error", str(exc)))
+    except Exception:  # noqa: BLE001 - a bug: the caller shows the child's traceback
+        results.send(("bug", traceback.format_exc()))
+    finally:
+        results.close()
