@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import closing
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -32,17 +34,24 @@ class BackgroundLoad:
     already held facts and `only_if_empty`) or raises its error here, in the caller.
 
     `store_options` are `open_store`'s keyword arguments (credentials, schema prefixes).
+    `on_start()` is called when the child begins a load (not when the store held facts
+    already) and `on_bytes(n)` as it reads the file, both on a thread of ours that listens
+    to the child, as soon as it tells, so progress shows while the caller does other work.
     Use it as a context manager: leaving before `wait` stops the child.
     """
 
-    def __init__(self, url: str, fmt: str, path: Path, *, store_options: dict[str, Any],
-                 only_if_empty: bool = True) -> None:
+    def __init__(self, url: str, fmt: str, path: Path, *, store_options: dict[str, Any], only_if_empty: bool = True,
+                 on_start: Callable[[], None] | None = None, on_bytes: Callable[[int], None] | None = None) -> None:
         context = multiprocessing.get_context("spawn")
-        self._results, sender = context.Pipe(duplex=False)
+        receiver, sender = context.Pipe(duplex=False)
         self._process = context.Process(target=_load_and_report, name="kgqa-load", daemon=True,
                                         args=(sender, url, fmt, str(path), store_options, only_if_empty))
         self._process.start()
         sender.close()  # the child holds the only sending end: its exit ends our reads
+        self._outcome: Future[LoadReport | None] = Future()
+        self._listener = threading.Thread(target=self._listen, args=(receiver, on_start, on_bytes),
+                                          name="kgqa-load-listener", daemon=True)
+        self._listener.start()
 
     def __enter__(self) -> Self:
         return self
@@ -50,29 +59,10 @@ class BackgroundLoad:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def wait(self, *, on_start: Callable[[], None] | None = None,
-             on_bytes: Callable[[int], None] | None = None) -> LoadReport | None:
-        """Block until the child is done: `on_start()` when it begins a load (not when the
-        store held facts already), `on_bytes(n)` as it reads the file."""
+    def wait(self) -> LoadReport | None:
+        """Block until the child is done."""
         try:
-            while True:
-                try:
-                    kind, value = self._results.recv()
-                except EOFError:
-                    self._process.join()
-                    raise RuntimeError(f"the loading process ended without a report "
-                                       f"(exit code {self._process.exitcode})") from None
-                if kind == "start":
-                    if on_start is not None:
-                        on_start()
-                    continue
-                if kind == "bytes":
-                    if on_bytes is not None:
-                        on_bytes(value)
-                    continue
-                if kind == "report":
-                    return value
-                raise _error(kind, value)
+            return self._outcome.result()
         finally:
             self.close()
 
@@ -80,7 +70,30 @@ class BackgroundLoad:
         if self._process.is_alive():
             self._process.terminate()  # the caller gave up: what was written stays (loads are idempotent)
         self._process.join()
-        self._results.close()
+        self._listener.join()
+
+    def _listen(self, receiver: Connection, on_start: Callable[[], None] | None,
+                on_bytes: Callable[[int], None] | None) -> None:
+        with receiver:
+            try:
+                while True:
+                    kind, value = receiver.recv()
+                    if kind == "start" and on_start is not None:
+                        on_start()
+                    elif kind == "bytes" and on_bytes is not None:
+                        on_bytes(value)
+                    elif kind == "report":
+                        self._outcome.set_result(value)
+                        return
+                    elif kind not in ("start", "bytes"):
+                        self._outcome.set_exception(_error(kind, value))
+                        return
+            except EOFError:
+                self._process.join()
+                self._outcome.set_exception(RuntimeError(
+                    f"the loading process ended without a report (exit code {self._process.exitcode})"))
+            except BaseException as exc:  # noqa: BLE001 - a callback's error reaches the caller at `wait`
+                self._outcome.set_exception(exc)
 
 
 def _error(kind: str, message: str) -> Exception:

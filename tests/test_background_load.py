@@ -21,8 +21,9 @@ def test_the_child_loads_an_empty_store_once_and_reports_it(tmp_path: Path) -> N
     url = f"oxigraph:{tmp_path / 'store'}"
     started: list[bool] = []
     read: list[int] = []
-    with BackgroundLoad(url, "metaqa", kb, store_options={}) as loading:
-        report = loading.wait(on_start=lambda: started.append(True), on_bytes=read.append)
+    with BackgroundLoad(url, "metaqa", kb, store_options={}, on_start=lambda: started.append(True),
+                        on_bytes=read.append) as loading:
+        report = loading.wait()
     assert report is not None and (report.triples, report.names) == (3, 4)
     assert started == [True] and sum(read) == kb.stat().st_size
     store = open_store(url, read_only=True)
@@ -31,8 +32,9 @@ def test_the_child_loads_an_empty_store_once_and_reports_it(tmp_path: Path) -> N
         assert {m.id for m in store.search_entities("person", limit=5)} == {"Person B", "Person C"}
     finally:
         store.close()
-    with BackgroundLoad(url, "metaqa", kb, store_options={}) as again:  # already loaded: nothing to do
-        assert again.wait(on_start=lambda: started.append(True)) is None
+    with BackgroundLoad(url, "metaqa", kb, store_options={},
+                        on_start=lambda: started.append(True)) as again:  # already loaded: nothing to do
+        assert again.wait() is None
     assert started == [True]
 
 

@@ -92,27 +92,22 @@ class DemoKG:
     process, while this one goes on starting up), and the settings that answer over it
     with the bundled path memory (unless one is configured)."""
 
-    def __init__(self, settings: Settings, kb: Path, loading: BackgroundLoad) -> None:
-        self.settings, self._kb, self._loading = settings, kb, loading
+    def __init__(self, settings: Settings, loading: BackgroundLoad, progress: ExitStack) -> None:
+        self.settings, self._loading, self._progress = settings, loading, progress
 
     def ready(self) -> None:
-        """Wait for the first-use load, showing its progress and report (on stderr: `kgqa
-        demo --json` prints its answer alone on stdout); at once when the store was loaded."""
-        with ExitStack() as shown:
-            bars: list[Bar] = []
-
-            def started() -> None:
-                bars.append(shown.enter_context(progress_bar(f"metaqa {self._kb.name}", self._kb.stat().st_size,
-                                                             in_bytes=True)))
-
-            report = self._loading.wait(on_start=started, on_bytes=lambda n: bars[0].update(advance=n))
+        """Wait for the first-use load and print its report (on stderr: `kgqa demo --json`
+        prints its answer alone on stdout); at once when the store was loaded."""
+        report = self._loading.wait()
+        self._progress.close()
         if report is not None:
             print_load_report(report, console)
 
 
 @contextmanager
 def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
-    """Start the demo's store: its first-use load runs until `.ready()` is awaited."""
+    """Start the demo's store: its first-use load shows its progress as soon as it starts,
+    and runs until `.ready()` is awaited."""
     from agent.factory import store_options
 
     url = store or settings.demo_store_url
@@ -122,12 +117,19 @@ def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
     with ExitStack() as stack:
         data = resources.files("kgqa") / "data"
         kb = stack.enter_context(resources.as_file(data / DEMO_KG))
-        loading = stack.enter_context(BackgroundLoad(url, "metaqa", kb, store_options=store_options(settings)))
+        progress = stack.enter_context(ExitStack())  # the load's bar, from the load's start to `ready`
+        bars: list[Bar] = []
+
+        def started() -> None:
+            bars.append(progress.enter_context(progress_bar(f"metaqa {kb.name}", kb.stat().st_size, in_bytes=True)))
+
+        loading = stack.enter_context(BackgroundLoad(url, "metaqa", kb, store_options=store_options(settings),
+                                                     on_start=started, on_bytes=lambda n: bars[0].update(advance=n)))
         settings = settings.model_copy(update={"store": url})
         if settings.pog.path_memory is None:
             memory = stack.enter_context(resources.as_file(data / DEMO_MEMORY))
             settings = settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": memory})})
-        yield DemoKG(settings, kb, loading)
+        yield DemoKG(settings, loading, progress)
 
 
 def answer_one(settings: Settings, store_url: str | None, text: str, topics: list[str], trace_path: Path | None,
