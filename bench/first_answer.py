@@ -60,10 +60,12 @@ def main() -> None:
 
 
 def commit(checkout: Path) -> str:
-    """The checkout's commit, with "+" when its tracked files differ from it."""
+    """The checkout's commit, with "+" when its tracked files differ from it (results/ aside:
+    the run's own output may be one of them)."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True,
                           check=True).stdout.strip()
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=checkout, check=False).returncode != 0
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!results"], cwd=checkout,
+                           check=False).returncode != 0
     return head + ("+" if dirty else "")
 
 
