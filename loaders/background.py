@@ -2,8 +2,9 @@
 embeddings, a path memory) runs on another core meanwhile. A thread would not overlap
 it: parsing is Python and holds the GIL. `kgqa demo` loads its film KG this way on first use.
 
-The child opens the store by URL and loads the file unless the store already holds facts
-(`only_if_empty`). Through a pipe it says that it started, its progress in bytes, then its
+The child opens the store by URL and loads the file unless the store already holds as many
+facts as the file has (`facts`, when known: a store with fewer was loaded part way, say
+until a Ctrl-C, and loading again completes it, since loads are idempotent). Through a pipe it says that it started, its progress in bytes, then its
 report (or its error). It is started with "spawn": a forked child would inherit the locks
 of the caller's other threads (the model starting, say) in whatever state they were in.
 """
@@ -31,21 +32,21 @@ PROGRESS_EVERY_S = 0.2
 
 class BackgroundLoad:
     """A load running in a child process; `wait` returns its report (None when the store
-    already held facts and `only_if_empty`) or raises its error here, in the caller.
+    already held `facts` facts) or raises its error here, in the caller.
 
     `store_options` are `open_store`'s keyword arguments (credentials, schema prefixes).
-    `on_start()` is called when the child begins a load (not when the store held facts
+    `on_start()` is called when the child begins a load (not when the store held them
     already) and `on_bytes(n)` as it reads the file, both on a thread of ours that listens
     to the child, as soon as it tells, so progress shows while the caller does other work.
     Use it as a context manager: leaving before `wait` stops the child.
     """
 
-    def __init__(self, url: str, fmt: str, path: Path, *, store_options: dict[str, Any], only_if_empty: bool = True,
+    def __init__(self, url: str, fmt: str, path: Path, *, store_options: dict[str, Any], facts: int | None = None,
                  on_start: Callable[[], None] | None = None, on_bytes: Callable[[int], None] | None = None) -> None:
         context = multiprocessing.get_context("spawn")
         receiver, sender = context.Pipe(duplex=False)
         self._process = context.Process(target=_load_and_report, name="kgqa-load", daemon=True,
-                                        args=(sender, url, fmt, str(path), store_options, only_if_empty))
+                                        args=(sender, url, fmt, str(path), store_options, facts))
         self._process.start()
         sender.close()  # the child holds the only sending end: its exit ends our reads
         self._outcome: Future[LoadReport | None] = Future()
@@ -58,6 +59,11 @@ class BackgroundLoad:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def done(self) -> bool:
+        """Whether the child has ended, with its report or its error."""
+        return self._outcome.done()
 
     def wait(self) -> LoadReport | None:
         """Block until the child is done."""
@@ -108,7 +114,7 @@ def _error(kind: str, message: str) -> Exception:
 
 
 def _load_and_report(results: Connection, url: str, fmt: str, path: str, store_options: dict[str, Any],
-                     only_if_empty: bool) -> None:
+                     facts: int | None) -> None:
     """The child's work: open, load, report through `results`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's: it stops us (close)
     pending, last_sent = 0, time.monotonic()
@@ -122,7 +128,7 @@ def _load_and_report(results: Connection, url: str, fmt: str, path: str, store_o
 
     try:
         with closing(open_store(url, **store_options)) as store:
-            if only_if_empty and store.stats().triples:
+            if facts is not None and store.stats().triples >= facts:
                 results.send(("report", None))
                 return
             results.send(("start", None))

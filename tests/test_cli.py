@@ -7,6 +7,7 @@ import gzip
 import itertools
 import json
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,18 @@ def test_demo_loads_its_kg_on_first_use_only_and_answers_over_it(tmp_path: Path,
     assert answer["answers"] == ["Robert Zemeckis"] and answer["paths"][0]["start"]["id"] == "Forrest Gump"
     in_memory = invoke("demo", "--store", "memory:", env=env)  # it would be loaded into a store that then vanishes
     assert in_memory.exit_code == 2 and "outlives" in in_memory.output
+
+
+def test_ctrl_c_during_the_agents_imports_is_raised_after_them() -> None:
+    """Else pydantic, building a schema at import, turns it into a SchemaError traceback."""
+    from kgqa.cli.ask import interrupt_deferred
+
+    finished = []
+    with pytest.raises(KeyboardInterrupt), interrupt_deferred():
+        signal.raise_signal(signal.SIGINT)
+        finished.append(True)  # the block runs to its end
+    assert finished == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is Ctrl-C again
 
 
 def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:

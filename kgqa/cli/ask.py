@@ -3,6 +3,8 @@ demo KG, loaded on first use."""
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -43,6 +45,8 @@ from loaders.background import BackgroundLoad
 
 T = TypeVar("T")
 DEMO_KG = "metaqa_kb.txt.gz"
+# The facts it holds: a demo store with fewer was loaded part way (a Ctrl-C), and is completed.
+DEMO_FACTS = 129_411
 DEMO_MEMORY = "metaqa_path_memory.jsonl.gz"
 DEMO_QUESTION = "Who directed the movies that Tom Hanks acted in?"
 SOURCES = {"kg": "from the knowledge graph", "kg+llm": "the model's guess, confirmed by a knowledge-graph path",
@@ -124,12 +128,18 @@ def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
             bars.append(progress.enter_context(progress_bar(f"metaqa {kb.name}", kb.stat().st_size, in_bytes=True)))
 
         loading = stack.enter_context(BackgroundLoad(url, "metaqa", kb, store_options=store_options(settings),
-                                                     on_start=started, on_bytes=lambda n: bars[0].update(advance=n)))
+                                                     facts=DEMO_FACTS, on_start=started, on_bytes=lambda n: bars[0].update(advance=n)))
         settings = settings.model_copy(update={"store": url})
         if settings.pog.path_memory is None:
             memory = stack.enter_context(resources.as_file(data / DEMO_MEMORY))
             settings = settings.model_copy(update={"pog": settings.pog.model_copy(update={"path_memory": memory})})
-        yield DemoKG(settings, loading, progress)
+        try:
+            yield DemoKG(settings, loading, progress)
+        except KeyboardInterrupt:
+            if loading.done:
+                raise
+            raise fail("interrupted while the demo KG was loading: the store keeps what was written, and "
+                       "`kgqa demo` again completes it (loading is idempotent, nothing is duplicated)", 130) from None
 
 
 def answer_one(settings: Settings, store_url: str | None, text: str, topics: list[str], trace_path: Path | None,
@@ -155,11 +165,12 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
             model = stack.enter_context(model_in_background(settings))
             model.add_done_callback(lambda done: done.exception() or steps.done("model"))
             # The agent's modules (about two seconds of imports) load on this core meanwhile.
-            from agent.answer import answer_question
-            from agent.embeddings import Embedder
-            from agent.factory import pog_context
-            from agent.llm.starting import StartingLLM
-            from agent.pog.memory import PathMemory
+            with interrupt_deferred():
+                from agent.answer import answer_question
+                from agent.embeddings import Embedder
+                from agent.factory import pog_context
+                from agent.llm.starting import StartingLLM
+                from agent.pog.memory import PathMemory
 
             embedder = steps.timed("embeddings", lambda: Embedder.from_settings(settings))
             memory = None if settings.pog.path_memory is None else steps.timed(
@@ -183,6 +194,23 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
         print_answer(summary)
         if trace_path is not None:
             console.print(f"trace: {trace_path}")
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Ctrl-C during the block is raised when it ends: pydantic, building a model's schema
+    at import, turns a KeyboardInterrupt inside it into a SchemaError and its traceback."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread hears signals
+        yield
+        return
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: interrupted.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 class StartupSteps:
