@@ -84,14 +84,16 @@ class BackgroundLoad:
             try:
                 while True:
                     kind, value = receiver.recv()
-                    if kind == "start" and on_start is not None:
-                        on_start()
-                    elif kind == "bytes" and on_bytes is not None:
-                        on_bytes(value)
+                    if kind == "start":
+                        if on_start is not None:
+                            on_start()
+                    elif kind == "bytes":
+                        if on_bytes is not None:
+                            on_bytes(value)
                     elif kind == "report":
                         self._outcome.set_result(value)
                         return
-                    elif kind not in ("start", "bytes"):
+                    else:
                         self._outcome.set_exception(_error(kind, value))
                         return
             except EOFError:

@@ -127,8 +127,9 @@ def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
         def started() -> None:
             bars.append(progress.enter_context(progress_bar(f"metaqa {kb.name}", kb.stat().st_size, in_bytes=True)))
 
-        loading = stack.enter_context(BackgroundLoad(url, "metaqa", kb, store_options=store_options(settings),
-                                                     facts=DEMO_FACTS, on_start=started, on_bytes=lambda n: bars[0].update(advance=n)))
+        loading = stack.enter_context(BackgroundLoad(
+            url, "metaqa", kb, store_options=store_options(settings), facts=DEMO_FACTS,
+            on_start=started, on_bytes=lambda n: bars[0].update(advance=n)))
         settings = settings.model_copy(update={"store": url})
         if settings.pog.path_memory is None:
             memory = stack.enter_context(resources.as_file(data / DEMO_MEMORY))
