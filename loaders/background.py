@@ -4,9 +4,10 @@ it: parsing is Python and holds the GIL. `kgqa demo` loads its film KG this way 
 
 The child opens the store by URL and loads the file unless the store already holds as many
 facts as the file has (`facts`, when known: a store with fewer was loaded part way, say
-until a Ctrl-C, and loading again completes it, since loads are idempotent). Through a pipe it says that it started, its progress in bytes, then its
-report (or its error). It is started with "spawn": a forked child would inherit the locks
-of the caller's other threads (the model starting, say) in whatever state they were in.
+until a Ctrl-C, and loading again completes it, since loads are idempotent). Through a
+pipe it says that it started, its progress in bytes, then its report (or its error). It
+is started with "spawn": a forked child would inherit the locks of the caller's other
+threads (the model starting, say) in whatever state they were in.
 """
 
 from __future__ import annotations
