@@ -4,18 +4,19 @@ and the throwaway graph servers the tests and benchmarks start (tests/servers/).
 from __future__ import annotations
 
 import atexit
-import ctypes
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 HOST = "127.0.0.1"
-_PR_SET_PDEATHSIG = 1
+_LAUNCHER = Path(__file__).with_name("exec_with_death_signal.py")
 
 
 def free_port(exclude: Collection[int] = ()) -> int:
@@ -39,18 +40,6 @@ def log_tail(path: Path, since: int = 0, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _parent_death_hook(sig: signal.Signals) -> Callable[[], None] | None:
-    """A preexec_fn that has Linux send ``sig`` to the child when its parent dies."""
-    if sys.platform != "linux":
-        return None
-    try:
-        # Looked up before fork: the child should only make the call.
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return lambda: prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-
-
 def spawn(
     cmd: Sequence[str],
     cwd: Path,
@@ -63,18 +52,20 @@ def spawn(
 
     ``death_signal`` reaches the child if we die, so a crashed or SIGKILLed test run
     leaves no server behind (Linux only; it fires when the *thread* that called this
-    exits).
+    exits). Safe to call while other threads run (see `exec_with_death_signal`).
     """
+    program = cmd[0] if os.sep not in cmd[0] else str(cwd / cmd[0])
+    if shutil.which(program) is None:  # raised here, as Popen would, not in the launcher
+        raise FileNotFoundError(f"no such program: {cmd[0]}")
+    launcher = [sys.executable, "-I", "-S", str(_LAUNCHER), str(int(death_signal)), str(os.getpid())]
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            cmd,
+            [*launcher, *cmd],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=new_session,
-            # Threads are safe here: the hook only makes one prctl call, looked up before the fork.
-            preexec_fn=_parent_death_hook(death_signal),  # noqa: PLW1509
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import pytest
 
 from agent.llm.base import LLMError, Message
 from agent.llm.local import MODELS, LocalLlamaServer, LocalModel, LocalModelMissing, assemble, part_files
+from agent.process import spawn
 
 
 def fake_parts(root: Path, chunks: list[bytes]) -> None:
@@ -66,6 +68,33 @@ def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> 
     while alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(child)
+
+
+def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
+    # `kgqa demo` starts the model's server on a thread while the question's embeddings run
+    # NumPy products: a fork() there deadlocked in OpenBLAS's at-fork handler, a hang that
+    # took a few starts to hit. The script is run in a child so that a hang fails the test.
+    script = (
+        "import pathlib, signal, tempfile, threading\n"
+        "import numpy as np\n"
+        "from agent.process import spawn\n"
+        "def products():\n"
+        "    a, w = np.ones((64, 384), np.float32), np.ones((384, 1536), np.float32)\n"
+        "    while True:\n"
+        "        a @ w\n"
+        "threading.Thread(target=products, daemon=True).start()\n"
+        "log = pathlib.Path(tempfile.mkdtemp()) / 'log'\n"
+        "for _ in range(100):\n"
+        "    spawn(['true'], log.parent, log, signal.SIGTERM).wait()\n"
+        "print('started 100')\n")
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip() == "started 100", done.stderr
+
+
+def test_a_missing_program_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no-such-server"):
+        spawn(["no-such-server"], tmp_path, tmp_path / "log", signal.SIGTERM)
 
 
 def alive(pid: int) -> bool:
