@@ -33,12 +33,26 @@ def model_for(chunks: list[bytes], sha: str | None = None) -> LocalModel:
                       len(whole), "pip install fake-parts")
 
 
-def test_parts_are_joined_in_order_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    chunks = [b"GGUF" + b"a" * 1000, b"b" * 500, b"c" * 7]
+@pytest.mark.parametrize("kernel_copy", ["always", "every other part", "never"])
+def test_parts_are_joined_in_order_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                kernel_copy: str) -> None:
+    # Parts are copied in the kernel where it can (copy_file_range) and through Python
+    # where it cannot; mixed, the bytes must still come out in order.
+    chunks = [b"GGUF" + b"a" * 1000, b"", b"b" * 500, b"c" * 7, b"d" * 3]
     fake_parts(tmp_path / "site", chunks)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    kernel, calls = os.copy_file_range, []
+
+    def copy_file_range(source: int, out: int, count: int) -> int:
+        calls.append(count)
+        if kernel_copy == "never" or (kernel_copy == "every other part" and len(calls) % 2 == 0):
+            raise OSError(18, "Invalid cross-device link")
+        return kernel(source, out, count)
+
+    monkeypatch.setattr(os, "copy_file_range", copy_file_range)
     path = assemble(model_for(chunks), tmp_path / "cache")
     assert path.read_bytes() == b"".join(chunks)
+    assert len(calls) == 4  # the empty part copies nothing
 
 
 def test_a_wrong_hash_is_refused_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

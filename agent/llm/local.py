@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.resources
+import mmap
 import os
 import signal
 import sys
@@ -20,7 +21,7 @@ import urllib.request
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import BinaryIO, Self
 
 from agent.llm.base import LLMError, LLMUnavailable
 from agent.process import LocalServer, free_port, spawn
@@ -81,7 +82,7 @@ def part_files(model: LocalModel) -> list[Path]:
 
 
 def assemble(model: LocalModel, cache_dir: Path) -> Path:
-    """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 100 MB)."""
+    """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 500 MB)."""
     target = cache_dir / model.filename
     if target.exists() and target.stat().st_size == model.size:
         return target  # verified when it was written; the size guards against truncation
@@ -91,9 +92,11 @@ def assemble(model: LocalModel, cache_dir: Path) -> Path:
     with open(partial, "wb") as out:
         for part in part_files(model):
             with open(part, "rb") as source:
-                while block := source.read(1 << 22):
-                    digest.update(block)
-                    out.write(block)
+                size = os.fstat(source.fileno()).st_size
+                if size:
+                    with mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                        digest.update(view)  # hashed in place: no copy into Python
+                _append(source, out, size)
     if digest.hexdigest() != model.sha256:
         partial.unlink()
         raise LocalModelMissing(
@@ -102,6 +105,24 @@ def assemble(model: LocalModel, cache_dir: Path) -> Path:
         )
     os.replace(partial, target)
     return target
+
+
+def _append(source: BinaryIO, out: BinaryIO, size: int) -> None:
+    """Copy `size` bytes from `source` onto `out` in the kernel where it can (copy_file_range:
+    half the CPU of reading and writing through Python, on a fresh machine's first start)."""
+    left = size
+    out.flush()  # what an earlier part wrote through Python goes first
+    try:
+        while left > 0:
+            copied = os.copy_file_range(source.fileno(), out.fileno(), left)
+            if copied == 0:
+                break
+            left -= copied
+    except (AttributeError, OSError):  # not Linux, or a kernel or filesystem that cannot
+        pass
+    while left > 0 and (block := source.read(min(left, 1 << 22))):
+        out.write(block)
+        left -= len(block)
 
 
 SERVER_CONTEXT = 4096  # tokens; the embedded server's context window
