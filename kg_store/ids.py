@@ -31,9 +31,13 @@ _CONTROL = re.compile(r"[\x00-\x1f]")
 def check_id(value: str) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
         raise InvalidId(f"invalid id {value!r}: must be a non-empty string of at most {MAX_ID_CHARS} chars")
-    if _CONTROL.search(value):
+    if has_control_character(value):
         raise InvalidId(f"invalid id {value!r}: control characters are not allowed")
     return value
+
+
+def has_control_character(value: str) -> bool:
+    return _CONTROL.search(value) is not None
 
 
 def is_freebase_local(value: str) -> bool:
@@ -66,6 +70,7 @@ _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=1 << 16)  # a load normalises each name twice: its index triple, the name index
 def normalize_name(text: str) -> str:
     """Lowercase, strip accents and punctuation, collapse spaces: 'Amélie (film)' -> 'amelie film'."""
     text = unicodedata.normalize("NFKD", text)
