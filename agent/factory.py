@@ -5,6 +5,7 @@ model's attention, not only the one that happened to pass the weights."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -100,5 +101,10 @@ def model_in_background(settings: Settings) -> Iterator[Future[LLMClient]]:
     exit, after its start has ended. `.result()` waits for it and raises what the start raised."""
     from agent.llm.factory import open_llm
 
+    abandoned = threading.Event()
     with ExitStack() as model, ThreadPoolExecutor(1, thread_name_prefix="model-start") as starting:
-        yield starting.submit(lambda: model.enter_context(open_llm(settings)))
+        try:
+            yield starting.submit(lambda: model.enter_context(open_llm(settings, abandoned)))
+        except BaseException:
+            abandoned.set()  # leaving on an error or Ctrl-C: a start under way gives up, not waited for
+            raise

@@ -406,3 +406,21 @@ def test_eval_says_when_questions_in_flight_would_queue_at_one_copy_of_the_embed
         ran = invoke("eval", "--questions", missing, "-f", "metaqa", *enough, "--concurrency", "2" if enough else "1",
                      env=env)
         assert ran.exit_code == 2 and "--llm-servers" not in ran.output
+
+
+def test_ctrl_c_in_a_command_says_interrupted_and_exits_130(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # Typer turns a KeyboardInterrupt into a silent exit 130; `kgqa` says why it stopped.
+    import sys
+
+    from kgqa import cli
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.ask, "answer_one", interrupted)
+    monkeypatch.setattr(sys, "argv", ["kgqa", "ask", "who directed Big?"])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 130
+    assert "interrupted" in capsys.readouterr().err

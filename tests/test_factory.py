@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from agent.embeddings import Embedder
-from agent.factory import chat_context, open_settings_store, pog_context, warm_up
+from agent.factory import chat_context, model_in_background, open_settings_store, pog_context, warm_up
 from agent.llm import FakeLLM
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
@@ -53,3 +59,25 @@ def test_the_warm_up_reads_ahead_the_start_of_the_prompts_a_question_sends() -> 
     sent = [call[-1]["content"] for call in llm.calls]
     primed = [messages[-1]["content"] for messages in llm.primed]
     assert len(sent) == 2 and all(request.startswith(head) and len(head) > 100 for request, head in zip(sent, primed))
+
+
+def test_leaving_while_the_model_starts_abandons_the_start_rather_than_waiting_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-C during `kgqa demo`'s start-up: the start (join, server, a wait of seconds for it
+    # to answer) must give up and stop its server, not be waited for to its end.
+    import agent.llm.factory
+
+    heard: list[str] = []
+
+    @contextmanager
+    def slow_start(settings: Settings, abandoned: threading.Event | None = None) -> Iterator[FakeLLM]:
+        assert abandoned is not None
+        heard.append("abandoned" if abandoned.wait(30) else "waited out")
+        raise RuntimeError("the start gave up")
+        yield FakeLLM([])  # unreachable: the start never ends well here
+
+    monkeypatch.setattr(agent.llm.factory, "open_llm", slow_start)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), model_in_background(Settings(data_dir=tmp_path)):
+        raise KeyboardInterrupt
+    assert heard == ["abandoned"] and time.monotonic() - started < 10

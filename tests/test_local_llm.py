@@ -9,13 +9,22 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from agent.llm.base import LLMError, Message
-from agent.llm.local import MODELS, LocalLlamaServer, LocalModel, LocalModelMissing, assemble, part_files
+from agent.llm.local import (
+    MODELS,
+    LocalLlamaServer,
+    LocalModel,
+    LocalModelMissing,
+    StartAbandoned,
+    assemble,
+    part_files,
+)
 from agent.process import spawn
 
 
@@ -104,6 +113,23 @@ def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.stdout.strip() == "started 100", done.stderr
+
+
+def test_an_abandoned_start_stops_its_server_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class SilentServer(LocalLlamaServer):  # started, never answering: a server still loading
+        def command(self) -> list[str]:
+            return ["sleep", "60"]
+
+    monkeypatch.setattr(LocalLlamaServer, "available", staticmethod(lambda: True))
+    server = SilentServer(tmp_path / "model.gguf", log_dir=tmp_path)
+    server.launch()
+    pid, abandoned = server.pid, threading.Event()
+    threading.Timer(0.5, abandoned.set).start()
+    started = time.monotonic()
+    with pytest.raises(StartAbandoned):
+        server.wait_ready(timeout=30, abandoned=abandoned)
+    assert time.monotonic() - started < 5
+    assert pid is not None and not alive(pid)
 
 
 def test_a_missing_program_is_refused_before_anything_starts(tmp_path: Path) -> None:
@@ -289,7 +315,7 @@ def server_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[lis
         def launch(self, exclude_ports: object = ()) -> None:
             started.append(self.command())
 
-        def wait_ready(self, timeout: float = 120.0) -> LocalLlamaServer:
+        def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
             raise RuntimeError("recorded")
 
     monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")

@@ -3,6 +3,7 @@ started for the run and stopped after it; wrapped in the response cache unless o
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
@@ -15,7 +16,9 @@ from agent.settings import Settings
 
 
 @contextmanager
-def open_llm(settings: Settings) -> Iterator[LLMClient]:
+def open_llm(settings: Settings, abandoned: threading.Event | None = None) -> Iterator[LLMClient]:
+    """The settings' model, open until the block ends. `abandoned`: set by a caller that
+    started this on a thread and is leaving; the embedded servers' start then gives up."""
     if settings.llm_base_url:
         if not settings.llm_model:
             raise LLMError("KGQA_LLM_BASE_URL is set but KGQA_LLM_MODEL is not: name the model to use")
@@ -44,7 +47,7 @@ def open_llm(settings: Settings) -> Iterator[LLMClient]:
             running.callback(server.stop)
             server.launch(exclude_ports=[s.port for s in servers if s.port])
         for server in servers:
-            server.wait_ready()
+            server.wait_ready(abandoned=abandoned)
         clients = [
             OpenAICompatibleClient(server.base_url, weights.stem, timeout=settings.llm_timeout,
                                    structured=settings.llm_structured or "json_object", logprobs=server.logprobs)

@@ -15,6 +15,7 @@ import mmap
 import os
 import signal
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -65,6 +66,10 @@ MODELS: dict[str, LocalModel] = {
 
 class LocalModelMissing(LLMError):
     """The weights' part packages are not installed, or the joined file is wrong."""
+
+
+class StartAbandoned(LLMUnavailable):
+    """The server's start was given up because its caller is leaving (Ctrl-C)."""
 
 
 def part_files(model: LocalModel) -> list[Path]:
@@ -168,11 +173,15 @@ class LocalLlamaServer(LocalServer):
         # must not reach (and stop) the server the next turn needs.
         self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True)
 
-    def wait_ready(self, timeout: float = 120.0) -> LocalLlamaServer:
-        """Wait until the launched server answers (stopping it if it does not in time)."""
+    def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
+        """Wait until the launched server answers (stopping it if it does not in time).
+        Raises `StartAbandoned` soon after `abandoned` is set (the caller is leaving)."""
         assert self._proc is not None, "launch() first"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if abandoned is not None and abandoned.is_set():
+                self.stop()
+                raise StartAbandoned("the model's start was abandoned")
             if self._proc.poll() is not None:
                 raise LLMUnavailable(f"the local llama.cpp server exited at start; log: {self.log_path}")
             try:

@@ -33,6 +33,17 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
+    except SystemExit as exc:
+        if _interrupted(exc):  # Typer turns Ctrl-C into a silent exit 130
+            console.print("[yellow]interrupted[/]")
+        raise
+
+
+def _interrupted(exc: SystemExit) -> bool:
+    """Typer's exit for Ctrl-C: `sys.exit` while handling its `Exit(130)` raised from a
+    KeyboardInterrupt. (A command that reports its own interruption raises its Exit itself.)"""
+    handled = exc.__context__
+    return handled is not None and isinstance(handled.__cause__, KeyboardInterrupt)
 
 
 if __name__ == "__main__":
