@@ -14,9 +14,15 @@ import sys
 
 _PR_SET_PDEATHSIG = 1
 
-signal_number, parent_pid, command = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-if sys.platform == "linux":
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal_number, 0, 0, 0)
-    if os.getppid() != parent_pid:  # the parent died before the request: nobody would signal
-        sys.exit(1)
-os.execvp(command[0], command)
+
+def main(argv: list[str]) -> None:
+    signal_number, parent_pid, command = int(argv[1]), int(argv[2]), argv[3:]
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal_number, 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before the request: nobody would signal
+            sys.exit(1)
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
