@@ -6,7 +6,7 @@ model's attention, not only the one that happened to pass the weights."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -95,16 +95,18 @@ def open_chat_context(settings: Settings, store_url: str | None = None) -> Itera
 
 
 @contextmanager
-def model_in_background(settings: Settings) -> Iterator[Future[LLMClient]]:
+def model_in_background(settings: Settings,
+                        on_weights_joined: Callable[[], None] | None = None) -> Iterator[Future[LLMClient]]:
     """The settings' model, started on a thread (the embedded one: its weights joined and
     its server started) while the caller opens its store and loads embeddings; stopped on
-    exit, after its start has ended. `.result()` waits for it and raises what the start raised."""
+    exit, after its start has ended. `.result()` waits for it and raises what the start raised.
+    `on_weights_joined` is called, on that thread, if the start joins the weights (first use)."""
     from agent.llm.factory import open_llm
 
     abandoned = threading.Event()
     with ExitStack() as model, ThreadPoolExecutor(1, thread_name_prefix="model-start") as starting:
         try:
-            yield starting.submit(lambda: model.enter_context(open_llm(settings, abandoned)))
+            yield starting.submit(lambda: model.enter_context(open_llm(settings, abandoned, on_weights_joined)))
         except BaseException:
             abandoned.set()  # leaving on an error or Ctrl-C: a start under way gives up, not waited for
             raise

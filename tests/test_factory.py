@@ -70,7 +70,8 @@ def test_leaving_while_the_model_starts_abandons_the_start_rather_than_waiting_f
     heard: list[str] = []
 
     @contextmanager
-    def slow_start(settings: Settings, abandoned: threading.Event | None = None) -> Iterator[FakeLLM]:
+    def slow_start(settings: Settings, abandoned: threading.Event | None = None,
+                   on_weights_joined: object = None) -> Iterator[FakeLLM]:
         assert abandoned is not None
         heard.append("abandoned" if abandoned.wait(30) else "waited out")
         raise RuntimeError("the start gave up")

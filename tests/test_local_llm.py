@@ -31,6 +31,7 @@ from agent.process import spawn
 def fake_parts(root: Path, chunks: list[bytes]) -> None:
     for n, chunk in enumerate(chunks, 1):
         package = root / f"kgqa_fake_part{n}"
+        sys.modules.pop(package.name, None)  # an earlier test's parts, imported from its own folder
         (package / "data").mkdir(parents=True)
         (package / "__init__.py").write_text("")
         (package / "data" / f"part{n:02d}.bin").write_bytes(chunk)
@@ -369,3 +370,29 @@ def test_the_server_keeps_per_token_logits_only_for_fi_integration(tmp_path: Pat
         command = server_command(tmp_path, monkeypatch)
         logits_all.append(command[command.index("--logits_all") + 1])
     assert logits_all == ["false", "true", "true"]
+
+
+def test_the_weights_join_is_reported_on_first_use_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `kgqa demo` shows "model weights ready" as its own start-up step, before the server's.
+    from agent.llm import factory
+    from kgqa.settings import Settings
+
+    chunks = [b"GGUF" + b"w" * 100, b"x" * 50]
+    fake_parts(tmp_path / "site", chunks)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setitem(factory.MODELS, "qwen-0.5b", model_for(chunks))
+
+    class Unstarted(LocalLlamaServer):  # the join is what is tested: no server
+        def launch(self, exclude_ports: object = ()) -> None:
+            steps.append("server launched")
+
+        def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
+            raise RuntimeError("no server here")
+
+    monkeypatch.setattr(factory, "LocalLlamaServer", Unstarted)
+    steps: list[str] = []
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="no server"), factory.open_llm(
+                Settings(data_dir=tmp_path / "data"), on_weights_joined=lambda: steps.append("weights joined")):
+            pass
+    assert steps == ["weights joined", "server launched", "server launched"]

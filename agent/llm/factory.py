@@ -4,21 +4,24 @@ started for the run and stopped after it; wrapped in the response cache unless o
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from agent.llm.base import LLMClient, LLMError
 from agent.llm.cache import CachedLLM
-from agent.llm.local import MODELS, LocalLlamaServer, assemble, server_threads
+from agent.llm.local import MODELS, LocalLlamaServer, assemble, is_joined, server_threads
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.pool import PooledLLM
 from agent.settings import Settings
 
 
 @contextmanager
-def open_llm(settings: Settings, abandoned: threading.Event | None = None) -> Iterator[LLMClient]:
+def open_llm(settings: Settings, abandoned: threading.Event | None = None,
+             on_weights_joined: Callable[[], None] | None = None) -> Iterator[LLMClient]:
     """The settings' model, open until the block ends. `abandoned`: set by a caller that
-    started this on a thread and is leaving; the embedded servers' start then gives up."""
+    started this on a thread and is leaving; the embedded servers' start then gives up.
+    `on_weights_joined`: called when the embedded model's weights were joined by this start
+    (their first use), before its server starts."""
     if settings.llm_base_url:
         if not settings.llm_model:
             raise LLMError("KGQA_LLM_BASE_URL is set but KGQA_LLM_MODEL is not: name the model to use")
@@ -31,7 +34,10 @@ def open_llm(settings: Settings, abandoned: threading.Event | None = None) -> It
             yield ready
         return
     model = MODELS[settings.llm]
+    joining = not is_joined(model, settings.data_dir / "models")
     weights = assemble(model, settings.data_dir / "models")
+    if joining and on_weights_joined is not None:
+        on_weights_joined()
     count = settings.llm_servers
     servers = [
         LocalLlamaServer(weights, log_dir=settings.data_dir / "logs" / (f"server-{i}" if count > 1 else ""),

@@ -86,11 +86,18 @@ def part_files(model: LocalModel) -> list[Path]:
     return files
 
 
+def is_joined(model: LocalModel, cache_dir: Path) -> bool:
+    """Whether `assemble` has joined the weights already (it verified them when it wrote
+    them; the size guards against truncation)."""
+    target = cache_dir / model.filename
+    return target.exists() and target.stat().st_size == model.size
+
+
 def assemble(model: LocalModel, cache_dir: Path) -> Path:
     """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 500 MB)."""
     target = cache_dir / model.filename
-    if target.exists() and target.stat().st_size == model.size:
-        return target  # verified when it was written; the size guards against truncation
+    if is_joined(model, cache_dir):
+        return target
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     digest = hashlib.sha256()

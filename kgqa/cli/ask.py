@@ -163,7 +163,7 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
                 settings = demo.settings
             else:  # a wrong store fails at once, before the model starts
                 store = stack.enter_context(opened(settings, store_url or settings.store_url, read_only=True))
-            model = stack.enter_context(model_in_background(settings))
+            model = stack.enter_context(model_in_background(settings, lambda: steps.done("model weights")))
             model.add_done_callback(lambda done: done.exception() or steps.done("model"))
             # The agent's modules (about two seconds of imports) load on this core meanwhile.
             with interrupt_deferred():
