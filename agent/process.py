@@ -10,7 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -47,8 +47,10 @@ def spawn(
     death_signal: signal.Signals,
     *,
     new_session: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``cmd`` with stdin closed and stdout/stderr appended to ``log_path``.
+    """Start ``cmd`` with stdin closed and stdout/stderr appended to ``log_path`` (and
+    ``env`` for its environment, ours by default).
 
     ``death_signal`` reaches the child if we die, so a crashed or SIGKILLed test run
     leaves no server behind (Linux only; it fires when the *thread* that called this
@@ -66,6 +68,7 @@ def spawn(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=new_session,
+            env=env,
         )
 
 

@@ -396,3 +396,24 @@ def test_the_weights_join_is_reported_on_first_use_only(tmp_path: Path, monkeypa
                 Settings(data_dir=tmp_path / "data"), on_weights_joined=lambda: steps.append("weights joined")):
             pass
     assert steps == ["weights joined", "server launched", "server launched"]
+
+
+@pytest.mark.parametrize(("ours", "expected"), [
+    ({}, "1000"),  # the short spin: the model stays usable when another process takes a core
+    ({"GOMP_SPINCOUNT": "50"}, "50"),  # the user's own choice wins
+    ({"OMP_WAIT_POLICY": "ACTIVE"}, None),  # ...and so does a wait policy, which sets the spin itself
+])
+def test_the_server_spins_briefly_at_its_barriers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   ours: dict[str, str], expected: str | None) -> None:
+    import agent.llm.local
+
+    for name in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in ours.items():
+        monkeypatch.setenv(name, value)
+    launched: list[dict[str, str]] = []
+    monkeypatch.setattr(LocalLlamaServer, "available", staticmethod(lambda: True))
+    monkeypatch.setattr(agent.llm.local, "spawn", lambda *args, env, **kwargs: launched.append(env))
+    LocalLlamaServer(tmp_path / "model.gguf", log_dir=tmp_path).launch()
+    assert launched[0].get("GOMP_SPINCOUNT") == expected
+    assert launched[0]["PATH"] == os.environ["PATH"]  # the rest of our environment goes along

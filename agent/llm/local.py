@@ -19,7 +19,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Self
@@ -138,6 +138,21 @@ def _append(source: BinaryIO, out: BinaryIO, size: int) -> None:
 
 
 SERVER_CONTEXT = 4096  # tokens; the embedded server's context window
+# OpenMP spins before it sleeps at each of llama.cpp's barriers between operations: 1,000
+# rounds, not libgomp's default 300,000 (docs/benchmarks.md, "The model on a busy machine").
+SPIN_COUNT = "1000"
+
+
+def server_environment(ours: Mapping[str, str]) -> dict[str, str]:
+    """The server's environment: ours, and a short OpenMP spin unless one is set. With the
+    default spin, a thread waiting at a barrier holds its core while the thread it waits
+    for has none: with one of two cores busy with other work, the embedded model generated
+    about a hundredth as fast; with the short spin, half as fast, and within a few percent
+    of the default on an idle machine."""
+    env = dict(ours)
+    if "GOMP_SPINCOUNT" not in env and "OMP_WAIT_POLICY" not in env:
+        env["GOMP_SPINCOUNT"] = SPIN_COUNT
+    return env
 
 
 def server_threads() -> int:
@@ -178,7 +193,8 @@ class LocalLlamaServer(LocalServer):
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
         # must not reach (and stop) the server the next turn needs.
-        self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True)
+        self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True,
+                           env=server_environment(os.environ))
 
     def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
         """Wait until the launched server answers (stopping it if it does not in time).
