@@ -10,14 +10,16 @@ first question's end to the last's, so start-up and the first question's warm-up
 Time it on an idle machine.
 
 Prints one JSON object per setting:
-{"servers", "concurrency", "threads_per_server", "n", "questions_per_minute", "hits1",
- "llm_calls_avg", "seconds_p50", "llm_seconds_p50", "speedup"}; speedup is over the first setting.
+{"servers", "concurrency", "threads_per_server", "spin_count", "n", "questions_per_minute", "hits1",
+ "llm_calls_avg", "seconds_p50", "llm_seconds_p50", "speedup"}; speedup is over the first setting;
+spin_count is the servers' OpenMP spin at a barrier (GOMP_SPINCOUNT, ours unless set).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.evaluation import browser
 from agent.evaluation.run import EvalPlan, run_evaluation
-from agent.llm.local import server_threads
+from agent.llm.local import server_environment, server_threads
 from agent.settings import Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
@@ -70,6 +72,7 @@ def main() -> None:
         figures = browser.figures(rows)
         print(json.dumps({
             "servers": servers, "concurrency": concurrency, "threads_per_server": max(1, server_threads() // servers),
+            "spin_count": server_environment(os.environ).get("GOMP_SPINCOUNT"),
             "hops": args.hops, "n": len(rows), "questions_per_minute": round(rate, 2),
             "hits1": round(figures["hits1"], 3), "llm_calls_avg": round(figures["llm_calls_avg"], 3),
             "seconds_p50": round(figures["seconds_p50"], 3),
