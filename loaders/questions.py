@@ -7,6 +7,7 @@ PoG/ToG JSON (cwq, WebQSP, WebQuestions, SimpleQA, GrailQA) and RoG JSONL.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -66,6 +67,32 @@ def question_group(question: Question) -> str:
     of a group must not be used on another (leave-one-group-out, `memory build --exclude`)."""
     text = question.meta.get("webqsp_question") or question.text
     return " ".join(_NOT_GROUP_CHARS.sub(" ", text.lower()).split())
+
+
+# The development protocol's split (docs/evaluation.md): a question belongs to the tuning
+# part or the report part by a hash of its template. Fixed here for good: changing the salt
+# would move questions whose traces were read into the reported part.
+SPLIT_PARTS = ("tune", "report")
+_SPLIT_SALT = b"kgqa-dev-split-1:"
+
+
+def split_key(question: Question) -> str:
+    """What decides a question's part: its group (`question_group`) with the topic
+    entities' names masked, so that a template and all its near-twins fall on one side
+    ("what movies did x direct" whoever X is; a CWQ question with its WebQSP base)."""
+    key = f" {question_group(question)} "
+    for topic in question.topic_entities:
+        name = question_group(Question("", topic.name or "")) if topic.name else ""
+        if name:
+            key = key.replace(f" {name} ", " x ")
+    return " ".join(key.split())
+
+
+def split_part(question: Question) -> str:
+    """'tune' (read its traces, iterate on it) or 'report' (the figures the docs give),
+    about half and half, the same on every machine and for every run."""
+    digest = hashlib.sha256(_SPLIT_SALT + split_key(question).encode("utf-8")).digest()
+    return SPLIT_PARTS[digest[0] & 1]
 
 
 def read_metaqa(path: Path) -> QuestionSet:

@@ -70,3 +70,44 @@ def test_real_question_sets(shared_data: Path) -> None:
         qs = read_questions(shared_data / rel, fmt)
         assert len(qs) == n == len(qs.gold)
         assert all(g.answers for g in qs.gold.values())
+
+
+def _metaqa(tmp_path: Path, lines: list[str]) -> list[Question]:
+    path = tmp_path / "qa_dev_2hop.txt"
+    path.write_text("".join(f"{line}\tanswer\n" for line in lines))
+    return read_questions(path, "metaqa").questions
+
+
+def test_the_development_split_puts_a_template_on_one_side_whoever_its_topic(tmp_path: Path) -> None:
+    from loaders.questions import split_key, split_part
+
+    questions = _metaqa(tmp_path, [f"who directed the films starred by [{name}]" for name in
+                                   ("Tom Hanks", "Meg Ryan", "Kevin Bacon", "Ossie Davis", "Meryl Streep")])
+    assert {split_key(q) for q in questions} == {"who directed the films starred by x"}
+    assert len({split_part(q) for q in questions}) == 1
+
+
+def test_the_development_split_is_fixed_and_about_half_and_half(tmp_path: Path) -> None:
+    from loaders.questions import split_part
+
+    # Pinned: a change of the hash or its key would move questions whose traces were read
+    # (the tuning part) into the part the docs report.
+    pinned = _metaqa(tmp_path, ["what movies did [X] direct", "who wrote [X]", "what genre is [X]",
+                                "the films that share actors with [X] were released in which years"])
+    assert [split_part(q) for q in pinned] == ["report", "report", "tune", "tune"]
+    many = _metaqa(tmp_path, [f"question number {i} about [X]" for i in range(400)])
+    tuning = sum(split_part(q) == "tune" for q in many)
+    assert 160 < tuning < 240
+
+
+def test_eval_selects_one_part_of_the_split(tmp_path: Path) -> None:
+    from agent.evaluation.harness import select
+    from loaders.questions import split_part
+
+    path = tmp_path / "qa_dev_1hop.txt"
+    path.write_text("".join(f"question number {i} about [X]\tanswer\n" for i in range(40)))
+    question_set = read_questions(path, "metaqa")
+    tuning, report = select(question_set, part="tune"), select(question_set, part="report")
+    assert tuning and report and len(tuning) + len(report) == 40
+    assert {split_part(q) for q in tuning} == {"tune"} and {split_part(q) for q in report} == {"report"}
+    assert [q.id for q in select(question_set, part="report", limit=3)] == [q.id for q in report[:3]]

@@ -24,7 +24,7 @@ from agent.evaluation import metrics
 from agent.llm.base import LLMClient, LLMTimeout, LLMUnavailable, ModelNotFound, Usage
 from agent.pipelines.base import Pipeline, PipelineResult
 from agent.traces import trace_document, write_trace
-from loaders.questions import Gold, Question, QuestionSet
+from loaders.questions import Gold, Question, QuestionSet, split_part
 
 SUMMARY_KEYS = (
     "n", "hits1", "hit", "f1", "coverage", "lenient_em", "llm_calls_avg", "prompt_tokens_avg",
@@ -33,12 +33,14 @@ SUMMARY_KEYS = (
 
 
 def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,
-           exclude: Collection[str] = frozenset(), shard: tuple[int, int] | None = None) -> list[Question]:
+           exclude: Collection[str] = frozenset(), shard: tuple[int, int] | None = None,
+           part: str | None = None) -> list[Question]:
     """A fixed-seed sample and/or the first `limit` questions, in file order; questions
-    whose id is in `exclude` are removed before sampling. `shard=(i, n)` keeps every n-th
-    of those from the i-th on (1-based): n processes with shards 1..n answer the selection
-    together, each question once."""
-    chosen = [q for q in questions.questions if q.id not in exclude]
+    whose id is in `exclude`, or that are not in the development split's `part` ('tune'
+    or 'report', `loaders.questions.split_part`), are removed before sampling.
+    `shard=(i, n)` keeps every n-th of those from the i-th on (1-based): n processes with
+    shards 1..n answer the selection together, each question once."""
+    chosen = [q for q in questions.questions if q.id not in exclude and (part is None or split_part(q) == part)]
     if sample is not None and sample < len(chosen):
         keep = set(random.Random(seed).sample(range(len(chosen)), sample))
         chosen = [q for i, q in enumerate(chosen) if i in keep]

@@ -31,6 +31,7 @@ class EvalPlan:
     concurrency: int = 1
     traces: bool = True  # one trace per question in OUT.traces/
     link: bool = False  # withhold the questions' topic entities: the pipeline links them from the text
+    part: str | None = None  # the development split's 'tune' or 'report' part only
 
     @property
     def trace_dir(self) -> Path | None:
@@ -57,7 +58,8 @@ def selected_questions(plan: EvalPlan) -> tuple[list[Question], dict[str, Gold]]
         question_set = read_questions(plan.questions, plan.fmt)
     except (MalformedInput, FileNotFoundError) as exc:
         raise InputError(str(exc)) from exc
-    chosen = select(question_set, limit=plan.limit, sample=plan.sample, seed=plan.seed, shard=plan.shard)
+    chosen = select(question_set, limit=plan.limit, sample=plan.sample, seed=plan.seed, shard=plan.shard,
+                    part=plan.part)
     if plan.link:  # the text as a user would type it (MetaQA's brackets are already gone), no ids
         chosen = [replace(question, topic_entities=()) for question in chosen]
     return chosen, question_set.gold

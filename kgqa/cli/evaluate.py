@@ -35,6 +35,7 @@ from kgqa.cli.common import (
     with_pog_flags,
     with_triples_flags,
 )
+from loaders.questions import SPLIT_PARTS
 from loaders.records import MalformedInput
 
 PoolingSearch = field_choices("PoolingSearch", PoolingConfig, "search")
@@ -42,6 +43,7 @@ PoolingOrder = field_choices("PoolingOrder", PoolingConfig, "order")
 FICoarse = field_choices("FICoarse", FIConfig, "coarse")
 Scorer = field_choices("Scorer", TriplesConfig, "scorer")
 Pipeline = choices("Pipeline", PIPELINES)
+SplitPart = choices("SplitPart", SPLIT_PARTS)
 DEFAULT_PIPELINE = Pipeline("cosine-triples")
 
 SELECTION, TRIPLES, NODES = "Which questions", "The triple pipeline", "Optional nodes (pog and triples)"
@@ -60,6 +62,10 @@ def eval_command(
     seed: Annotated[int, typer.Option(help="Seed for --sample.", rich_help_panel=SELECTION)] = 0,
     shard: Annotated[str | None, typer.Option(
         help="I/N: only every N-th question of the selection, from the I-th; N runs (own --out each) share the work.",
+        rich_help_panel=SELECTION)] = None,
+    part: Annotated[SplitPart | None, typer.Option(help=(
+        "Only the development split's tuning part (read its traces, iterate on it) or report part (the "
+        "figures you report): a fixed hash of each question's template (docs/evaluation.md)."),
         rich_help_panel=SELECTION)] = None,
     link: Annotated[bool, typer.Option("--link", help=(
         "Withhold the questions' topic entities: the pipeline links them from the question's text, as for a "
@@ -131,7 +137,8 @@ def eval_command(
         raise fail(f"--out is a folder: {out_path}; give a file, e.g. {out_path / 'results.jsonl'}", 2)
     try:
         plan = EvalPlan(questions, fmt, pipeline, out_path, limit, sample, seed,
-                        parse_shard(shard) if shard else None, concurrency, traces, link)
+                        parse_shard(shard) if shard else None, concurrency, traces, link,
+                        part.value if part else None)
         selection = selected_questions(plan)  # a malformed file fails here, before any store or model starts
     except InputError as exc:
         raise fail(str(exc), 2) from exc
