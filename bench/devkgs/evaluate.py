@@ -1,0 +1,103 @@
+"""Evaluate label-free pipelines on the development KGs (bench/devkgs/build.py), one part
+of the development split, as `kgqa eval` runs them.
+
+    python bench/devkgs/evaluate.py --part tune --sample 24 --out work/devkgs
+    python bench/devkgs/evaluate.py --part report --sample 30 --out results/DATE/devkgs \
+        --runs pog-nomem pog-synth cosine-triples llm-only
+    python bench/devkgs/evaluate.py --part tune --kgs metaqa freebase --out work/bench   # the benchmarks' dev sets
+
+Each development KG is loaded into an embedded store under `--stores` (once); MetaQA's KB and
+the FB15k-237 subset are read from stores you loaded (`--metaqa-store`, `--freebase-store`).
+Each store is, for `pog-synth`, given
+a path memory synthesised from the graph alone (`kgqa memory synthesize`, once). Then every
+question set of every KG is evaluated by every run, `--sample` questions of the chosen part
+each (a seed-0 sample of the part, so every template of it can be drawn); results go to OUT/<kg>-<kind>-<run>.jsonl, which a rerun resumes. Prints one JSON line
+per evaluation (the summary `kgqa eval --json` gives, with kg, kind and run).
+Read traces of the tuning part only; report the report part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parents[2] / "shared" / "data"
+DEV_KGS = ("geo", "elements", "metaqa-possessive")
+BENCHMARKS = ("metaqa", "freebase")
+# Each KG's question sets: kind -> (file, format).
+SETS = {
+    **{kg: {kind: (HERE / kg / f"questions_{kind}.txt", "metaqa") for kind in ("1hop", "2hop", "3hop", "conj")}
+       for kg in DEV_KGS},
+    "metaqa": {f"{h}hop": (SHARED / "metaqa" / f"qa_dev_{h}hop.txt", "metaqa") for h in (1, 2, 3)},
+    "freebase": {name: (SHARED / "freebase" / "questions" / f"{name}_dev.json", "pog") for name in ("webqsp", "cwq")},
+}
+KINDS = sorted({kind for sets in SETS.values() for kind in sets})
+# run name -> kgqa eval arguments; "{memory}" is the store's synthesised memory.
+RUNS = {
+    "pog-nomem": ["--pipeline", "pog"],
+    "pog-synth": ["--pipeline", "pog", "--path-memory", "{memory}"],
+    "cosine-triples": ["--pipeline", "cosine-triples"],
+    "llm-only": ["--pipeline", "llm-only"],
+}
+def kgqa(*args: str, capture: bool = False) -> str:
+    done = subprocess.run([sys.executable, "-m", "kgqa.cli", *args], check=True, text=True,
+                          stdout=subprocess.PIPE if capture else None)
+    return done.stdout or ""
+
+
+def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
+    if kg in ("metaqa", "metaqa-possessive"):
+        return args.metaqa_store
+    if kg == "freebase":
+        return args.freebase_store
+    url = f"oxigraph:{stores / kg}"
+    if not (stores / kg).exists():
+        kgqa("load", "-f", "tsv", str(HERE / kg / "kb.tsv"), "--store", url)
+    return url
+
+
+def memory_of(kg: str, store: str, stores: Path) -> Path:
+    path = stores / f"{'metaqa' if kg == 'metaqa-possessive' else kg}-memory.jsonl"  # one memory a store
+    if not path.exists() or path.stat().st_size == 0:
+        kgqa("memory", "synthesize", "--store", store, "--out", str(path))
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("tune", "report"), required=True)
+    parser.add_argument("--sample", type=int, default=30, help="Questions of the part per set (a seed-0 sample).")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--stores", type=Path, default=Path("work/devkg-stores"))
+    parser.add_argument("--metaqa-store", default=f"oxigraph:{Path.home()}/.local/share/kgqa/demo-store",
+                        help="The store holding MetaQA's KB (kgqa demo loads it).")
+    parser.add_argument("--freebase-store", default="oxigraph:work/fb15k237",
+                        help="The store holding the FB15k-237 subset (kgqa load -f freebase-nt).")
+    parser.add_argument("--kgs", nargs="+", default=list(DEV_KGS), choices=[*DEV_KGS, *BENCHMARKS])
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
+    parser.add_argument("--runs", nargs="+", default=["pog-nomem", "pog-synth"], choices=list(RUNS))
+    parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.stores.mkdir(parents=True, exist_ok=True)
+    for kg in args.kgs:
+        store = store_of(kg, args.stores, args)
+        for kind in args.kinds:
+            if kind not in SETS[kg] or not SETS[kg][kind][0].exists():
+                continue
+            questions, fmt = SETS[kg][kind]
+            for run in args.runs:
+                extra = [str(memory_of(kg, store, args.stores)) if a == "{memory}" else a for a in RUNS[run]]
+                out = args.out / f"{kg}-{kind}-{run}.jsonl"
+                summary = json.loads(kgqa("eval", "--questions", str(questions), "-f", fmt, "--store", store,
+                                          "--part", args.part, "--sample", str(args.sample), "--out", str(out),
+                                          *extra, "--json", capture=True).strip().splitlines()[-1])
+                print(json.dumps({"kg": kg, "kind": kind, "run": run, "part": args.part, **summary}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""The development KGs of other domains (bench/devkgs): every question's topics and gold
+answers are entities of its KG, each chain is one the KG walks, and both parts of the
+development split are there to tune on and to report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loaders.questions import read_questions, split_part
+
+DEVKGS = Path(__file__).resolve().parents[1] / "bench" / "devkgs"
+SETS = sorted(DEVKGS.glob("*/questions_*.txt"))
+
+
+def kb_entities(kg: str, shared_data: Path | None) -> set[str] | None:
+    if kg == "metaqa-possessive":
+        if shared_data is None:
+            return None
+        lines = (shared_data / "metaqa" / "kb.txt").read_text(encoding="utf-8").splitlines()
+        return {e for line in lines for e in line.split("|")[::2]}
+    lines = (DEVKGS / kg / "kb.tsv").read_text(encoding="utf-8").splitlines()
+    return {e for line in lines for e in line.split("\t")[::2]}
+
+
+def test_every_dev_kg_has_chains_of_two_and_three_hops() -> None:
+    kinds = {(p.parent.name, p.stem.removeprefix("questions_")) for p in SETS}
+    for kg in ("geo", "elements"):
+        assert {(kg, kind) for kind in ("1hop", "2hop", "3hop", "conj")} <= kinds
+    assert {("metaqa-possessive", "2hop"), ("metaqa-possessive", "3hop")} <= kinds
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_dev_question_names_entities_of_its_kg_and_has_both_parts(path: Path, request: pytest.FixtureRequest) -> None:
+    shared = None
+    if path.parent.name == "metaqa-possessive":
+        shared = request.getfixturevalue("shared_data")
+    entities = kb_entities(path.parent.name, shared)
+    question_set = read_questions(path, "metaqa")
+    assert len(question_set) >= 50
+    for question in question_set.questions:
+        assert {t.id for t in question.topic_entities} <= entities, question.text
+        gold = set(question_set.gold[question.id].answers)
+        assert gold and gold <= entities and not gold & {t.id for t in question.topic_entities}, question.text
+    assert {split_part(q) for q in question_set.questions} == {"tune", "report"}
