@@ -11,7 +11,9 @@ from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pipelines.base import read_answers
 from agent.pog.analysis import plan_text
+from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
+from agent.pog.memory import masked_question
 from agent.pog.paths import path_text
 from agent.pog.state import PathCandidate, PoGState, Source
 from prompts import render
@@ -59,7 +61,12 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     1. a name it gives ends a kept path whose score is within `answer_margin` of the
        best path so far (phase 1's best included), or, with a synthesised memory, a kept
        path as deep as the best that is within the margin by every term but the memory's
-       vote: that entity first, then the rest of the path's ends;
+       vote: that entity first, then the rest of the path's ends. A path that is the start
+       of a longer kept path ranked above it by more than the margin is not eligible: its
+       ends are the middle of that chain ("the currency of X 's country" is not the country);
+    1b. its first name is the middle of such a chain within the margin: the chain's ends; for a
+        superlative, whose chain runs on to the value that orders its answers, the
+        path up to that name (rule 5 first);
     2. (`sufficiency="llm"`) it judged the paths sufficient and gave a value that is no
        entity of theirs (a date, a number read off a path): its words;
     3. the path memory trusts the best path: its ends (a small model often names the
@@ -93,7 +100,16 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     eligible = [c for c in kept if c.score >= best.score - config.answer_margin]
     if ctx.synthetic_memory:
         eligible += _close_but_for_the_vote(kept, best, config.weights.synthetic_memory, config.answer_margin, eligible)
+    # A superlative's chain runs on to the value that orders its answers ("took a position
+    # first"): there the middle is the answer, and apply_superlative orders it.
+    chains = superlative(masked_question(state)) is None
+    within_margin = eligible
+    if chains:
+        eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin) is None]
     found = _named_path_end(said, eligible, names, source)
+    if found is None:
+        found = (_named_middle_of_chain(said, within_margin, kept, names, source, config.answer_margin) if chains else
+                 _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source))
     if found is None and judged_sufficient and said:
         found = {"source": source, "answers": said, "answer_entities": [], "answer_path": kept[0]}
     if found is None:
@@ -105,6 +121,33 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     if found is None and state.get("phase") == "topic" and (not said or names_only_the_question(said, state["question"])):
         found = _trusted_best_path(kept[0], names, 0.0, source)
     return {"sufficient": found is not None, **heard, **(found or {})}
+
+
+def _longer_chain(path: PathCandidate, kept: list[PathCandidate], margin: float) -> PathCandidate | None:
+    """The best kept path that walks `path`'s steps from the same topic and goes on, and
+    that the ranking put above it by more than `margin`: `path`'s ends are then the middle
+    of that chain (the country in "the currency of X 's country"), not an answer. Within
+    the margin the model's pick decides, as between any two close paths."""
+    longer = [c for c in kept if c.seed == path.seed and len(c.steps) > len(path.steps) and c.joins == path.joins
+              and c.steps[:len(path.steps)] == path.steps and c.score > path.score + margin]
+    return max(longer, key=lambda c: c.score, default=None)
+
+
+def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: list[PathCandidate],
+                           names: dict[str, str | None], source: Source, margin: float) -> Update | None:
+    """The model named an entity in the middle of a chain within the answer margin that
+    the ranking put above the shorter path ending there by more than `margin` (or pruned
+    that path): the chain answers, with its own ends."""
+    for answer in said[:1]:
+        for candidate in (c for c in chains if not c.joins):  # a join is part of its chain: no prefix stands alone
+            for hop in range(len(candidate.hops) - 1):
+                if not any(names_match(answer, names.get(e)) for e in candidate.hops[hop]):
+                    continue
+                prefix = next((c for c in kept if c.key == (candidate.seed, tuple(candidate.steps[:hop + 1]))), None)
+                if prefix is None or candidate.score > prefix.score + margin:  # not kept: ranked below too
+                    named = [e for e in candidate.ends if names.get(e)]
+                    return _answer(candidate, named[:1], names, source) if named else None
+    return None
 
 
 def _close_but_for_the_vote(kept: list[PathCandidate], best: PathCandidate, vote_weight: float, margin: float,

@@ -43,6 +43,13 @@ class ScoreWeights(BaseModel):
                            "question word and a word of a relation must be for the word to name the relation, where "
                            "the letters do not ('wrote' names `written_by` at 0.89; 'films' is 0.64 from 'actors', "
                            "'directors' 0.58): the unnamed and missing terms' synonym test.")
+    middle: float = Field(default=0.3, description="Penalty for a path whose last relation the question names only "
+                          "in the topic's own phrase ('X 's country', 'the country where X is') while it asks for "
+                          "something else ('what currency ...'): the path stops at the first link of the chain.")
+    kind: float = Field(default=0.3, description="Penalty for a path whose last relation the question's asked words "
+                        "name ('which countries ...', `country`) and that walks it backwards, to its heads.")
+    loop: float = Field(default=0.3, description="Penalty for a path that ends where it has been (its start, or "
+                        "only entities of an earlier hop): its last steps return to the chain's middle.")
     back: float = Field(default=0.1, description="Penalty for a path that ends among its topic's siblings (it walks "
                         "its last relation back: the films that share X's director) when the question does not ask "
                         "for siblings ('also', 'same', 'share', 'co-'), or that never walks back when it does.")

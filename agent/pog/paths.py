@@ -113,6 +113,7 @@ _WH_AUX = frozenset({"what", "which", "who"})
 _AUX = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have",
                   "had", "should", "might", "may"})
 _DETERMINERS = frozenset({"the", "some", "a", "an", "all", "any"})
+IMPERATIVES = frozenset({"name", "list", "give", "show", "tell"})
 _GENERIC_HEADS = frozenset({"name", "names", "kind", "kinds", "type", "types", "sort", "sorts", "title", "titles"})
 _PHRASE_ENDS = _AUX | _WH_AUX | frozenset({
     "of", "in", "for", "from", "by", "with", "on", "at", "to", "about", "as", "that", "whose", "whom", "where",
@@ -129,7 +130,11 @@ def asked_words(question: str) -> list[str]:
     "written"; what reads them compares words, and a participle riding along does no harm."""
     words = [w.lower() for w in question_tokens(question)]
     at = next((i for i, w in enumerate(words) if w in _WH_AUX), None)
-    if at is None or at + 1 >= len(words):
+    if at is None:  # "name the capitals of ...", "the currency of ...": the first noun phrase
+        start = 1 + (words[1:2] == ["me"]) if words[:1] and words[0] in IMPERATIVES else 0
+        return _after_generic_head(_noun_phrase(words[start + 1:]), words[start + 1:]) \
+            if words[start:start + 1] and words[start] in _DETERMINERS else []
+    if at + 1 >= len(words):
         return []
     rest = words[at + 1:]
     if rest[0] in _AUX:  # "what are the X of", never "what has written by X"
@@ -140,9 +145,14 @@ def asked_words(question: str) -> list[str]:
         phrase = [rest[0]]
     else:
         return []
+    return _after_generic_head(phrase, rest)
+
+
+def _after_generic_head(phrase: list[str], rest: Sequence[str]) -> list[str]:
+    """Past a generic head's "of": "what type of *film*", "the name of the *currency*"."""
     after = rest[rest.index(phrase[-1]) + 1:] if phrase else []
-    if phrase[-1:] and phrase[-1] in _GENERIC_HEADS and after[:1] == ["of"]:  # "what type of film": a film
-        phrase = _noun_phrase([w for w in after[1:] if w not in _DETERMINERS])
+    if phrase[-1:] and phrase[-1] in _GENERIC_HEADS and after[:1] == ["of"]:
+        return _noun_phrase([w for w in after[1:] if w not in _DETERMINERS])
     return phrase
 
 
@@ -245,6 +255,23 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
             return only(named_at[head])
     nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
     return only(named_at[nearest])
+
+
+POSSESSIVE = "s"  # "X 's country" is tokenised X, s, country
+_TOPIC_ATTACHMENTS = frozenset({"of", "where", "that", "which", "whose"})
+
+
+def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
+    """Where the question names what the topic's own phrase makes of it, the first link
+    of a chain: "X 's *country*", "the *country* of X", "the *country* where X is". A path
+    that ends there answers with the chain's middle when the question asks for more."""
+    if topic_at + 2 < len(words) and words[topic_at + 1] == POSSESSIVE:  # "the neighbours of X 's country"
+        return frozenset({topic_at + 2}) if may_name_a_relation(words[topic_at + 2]) else frozenset()
+    found = set()
+    if topic_at >= 2 and words[topic_at - 1] in _TOPIC_ATTACHMENTS and may_name_a_relation(words[topic_at - 2]) \
+            and words[topic_at - 2] not in _TOPIC_ATTACHMENTS:
+        found.add(topic_at - 2)
+    return frozenset(found)
 
 
 def _reverses(step: StepTuple, following: StepTuple) -> bool:

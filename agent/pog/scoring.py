@@ -7,13 +7,20 @@
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
-                          synonym: word embeddings at least w.synonym alike)
+                          synonym: word embeddings at least w.synonym alike), less those inside
+                          the path that a word of the question naming no relation may stand for
+          - w.middle    * [a one-hop path whose relation is named only in the topic's own phrase
+                           ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
                           path walks none of the relations they name
           - w.first     * [the path's first step is not the relation the question names beside its
                            topic, or as what the topic shares (`paths.topic_relation`)]
+          - w.kind      * [the question asks for what the last relation is named after, and the path
+                           walks it backwards, to its heads]
+          - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
           - w.back      * [the path ends among the topic's siblings and the question does
-                           not ask for siblings, or the question asks and it never walks back]
+                           not ask for siblings, or the question asks and it never walks back;
+                           it asks by a cue word, or by naming one relation in two places]
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -23,6 +30,7 @@ the vectors of relation sequences are shared (and cached) across questions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import combinations
 
 import numpy as np
 
@@ -30,6 +38,9 @@ from agent.embeddings import Embedder
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import MASK, mask_question, masked_question
 from agent.pog.paths import (
+    IMPERATIVES,
+    POSSESSIVE,
+    asked_words,
     asks_for_siblings,
     chain_text,
     may_name_a_relation,
@@ -37,6 +48,7 @@ from agent.pog.paths import (
     question_tokens,
     relation_naming_words,
     sibling_mismatch,
+    topic_phrase_words,
     topic_relation,
     word_names_relation,
 )
@@ -64,6 +76,12 @@ class PathScorer:
         self.words = [t.lower() for t in tokens]
         masks = [i for i, t in enumerate(tokens) if t == MASK]
         self.topic_at = masks[0] if len(masks) == 1 else None  # one topic mention: the first-step cue
+        self._masks = frozenset(masks)
+        # What the topic's own phrase makes of it ("X 's country"), and where the question
+        # says what it asks for beyond that ("what *currency* ... X 's country").
+        self.topic_phrase = topic_phrase_words(self.words, self.topic_at) if self.topic_at is not None else frozenset()
+        asked = set(asked_words(question))
+        self.asked_at = frozenset(i for i, w in enumerate(self.words) if w in asked) - self.topic_phrase
         self._naming: dict[str, frozenset[int]] = {}
         self._may_name = [i for i, w in enumerate(self.words) if may_name_a_relation(w)]
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
@@ -90,6 +108,57 @@ class PathScorer:
             return None
         named = sorted(r for r in set(relations) if self.named(r))
         return topic_relation(self.words, {r: self.naming_positions(r) for r in named}, self.topic_at)
+
+    def spare_words(self, relations: Iterable[str]) -> list[int]:
+        """Where the question has a relational noun ("the *neighbours* of ...", "X 's
+        *neighbours*") that names none of `relations` (the graph says `borders`): what a step
+        the question does not name by its letters may stand for. Other words that name
+        nothing ("films", "mostly") are more often the answer's kind or no relation at all."""
+        naming = frozenset().union(*(self.naming_positions(r) for r in set(relations)))
+        words = self.words
+
+        def relational(i: int) -> bool:
+            return (i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
+
+        return [i for i in self._may_name if i not in naming and i not in self._masks and i not in self.asked_at
+                and words[i] not in IMPERATIVES and relational(i)]
+
+    def unexplained_steps(self, steps: Sequence[StepTuple], spare: int) -> int:
+        """Steps whose relation the question does not name. One between two named steps
+        is explained by a spare word of the question, one word a step: "the capitals of the
+        neighbours of X 's country" walks `borders` between `country` and `capital`. A step
+        at either end is never excused: the embeddings favour paths that run on past the
+        answer, or wander before reaching what the question names. (`score` gives no spare
+        words where a candidate as long names all its steps: "the films of the screenwriter
+        of X" is `written_by` there and back, not `written_by` then `directed_by`.)"""
+        unnamed = [not self.named(r) for r, _ in steps]
+        between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
+        return sum(unnamed) - min(between, spare)
+
+    def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
+        """The question asks for what the path's last relation is named after ("which
+        *countries* ..." and `country`, whose tails are countries) and the path walks that
+        relation backwards, to its heads (the cities of those countries)."""
+        relation, forward = steps[-1]
+        return not forward and bool(self.naming_positions(relation) & self.asked_at)
+
+    def named_twice(self, relation: str) -> bool:
+        """The question names the relation in two places apart by two forms of one word
+        ("which elements did the *discoverer* of X *discover*"): it walks the relation there
+        and back, to the topic's siblings. The same word twice ("X 's father 's father")
+        chains the relation, and words of two roots ("in which *years* did X *discover*")
+        name two relations."""
+        positions = sorted(self.naming_positions(relation))
+        return any(b - a > 1 and self.words[a] != self.words[b] and self.words[a][:4] == self.words[b][:4]
+                   for a, b in combinations(positions, 2))
+
+    def ends_mid_chain(self, steps: Sequence[StepTuple]) -> bool:
+        """The path's last relation is named only where the topic's own phrase is ("X 's
+        *country*") while the question asks for something else ("what *money* ..."): a
+        one-hop path that walks it stops at the first link of the chain the question names
+        (`score` asks this of one-hop paths only: a longer one walks on from that link)."""
+        naming = self.naming_positions(steps[-1][0])
+        return bool(self.asked_at and naming and naming <= self.topic_phrase and not naming & self.asked_at)
 
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
         if not relation_words or not self._may_name:
@@ -131,25 +200,35 @@ class PathScorer:
         # relations, and a path that left them all out paid for four where the question said one.
         asked_words = frozenset().union(*(self.naming_positions(r) for r in asked))
         first = self.first_relation(asked) if w.first else None
+        relations = {r for steps, _, _ in items for r, _ in steps}
+        spare = len(self.spare_words(relations))
+        # A spare word excuses no step where a path as long names every step
+        named_lengths = {len(steps) for steps, _, _ in items if all(self.named(r) for r, _ in steps)}
+        siblings = self.asks_for_siblings or any(self.named_twice(r) for r in relations)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
-                     "back": float(sibling_mismatch(steps, self.asks_for_siblings)),
-                     "unnamed": float(sum(not self.named(r) for r, _ in steps)),
+                     "back": float(sibling_mismatch(steps, siblings)),
+                     "unnamed": float(self.unexplained_steps(steps, 0 if len(steps) in named_lengths else spare)),
+                     "middle": float(depth == 1 and self.ends_mid_chain(steps)),
+                     "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
                      "first": float(first is not None and steps[0][0] != first)}
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
                               - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"]
-                              - w.first * parts["first"])
+                              - w.first * parts["first"] - w.middle * parts["middle"] - w.kind * parts["kind"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
     def rank(self, candidates: Sequence[PathCandidate]) -> list[PathCandidate]:
         """The candidates with their scores set, best first (ties keep their order)."""
         parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates])
+        for candidate, p in zip(candidates, parts, strict=True):
+            p["loop"] = float(loops(candidate.seed, candidate.hops))
+            p["total"] = round(p["total"] - self.weights.loop * p["loop"], 4)
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
 
@@ -161,6 +240,18 @@ class PathScorer:
         for g in groups:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
-        totals = [p["total"] for p in self.score(items)]
+        totals = [p["total"] - self.weights.loop * loops(g.seed, g.hops) for g, p in zip(groups, self.score(items),
+                                                                                         strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
+
+def loops(seed: str, hops: Sequence[Iterable[str]]) -> bool:
+    """The path ends where it has already been: its ends are all its start or all among
+    one earlier hop's entities ("the countries bordering X, their capitals, their
+    countries" is the countries again). Its last steps add nothing but a way to name the
+    middle of the chain."""
+    if len(hops) < 2:
+        return False
+    ends = set(hops[-1])
+    return ends <= {seed} or any(ends <= set(hop) for hop in hops[:-1])

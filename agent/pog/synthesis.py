@@ -96,8 +96,14 @@ class Description(BaseModel):
     @property
     def noun(self) -> str:
         """The relational noun of the phrase: "director" in "the director of {}"."""
+        return self.relational_noun or _words(tuple(self.hop))
+
+    @property
+    def relational_noun(self) -> str | None:
+        """The noun when the phrase is "the <noun> of {}", which a possessive can say too
+        ("{}'s director"); None for other phrases ("the films {} directed")."""
         found = re.fullmatch(r"the (.+?) of \{\}", self.phrase)
-        return found.group(1) if found else _words(tuple(self.hop))
+        return found.group(1) if found else None
 
 
 @dataclass
@@ -363,6 +369,7 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
     which movies"). `nouns`: what the entities that start each relation side are."""
     natural: list[str] = [topic]  # the natural phrases for the entities reached so far
     formal = plain = topic
+    possessive: str | None = topic  # None once a hop cannot be said as one
     asked: list[str] = []
     previous: tuple[Hop, bool] | None = None
     before: list[str] = [topic]  # the phrases before the previous hop: where a "same relation" pair starts
@@ -397,6 +404,7 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
                 asked += [f"which {head_kind} can be described by {natural[0]}", f"which {head_kind} are about {natural[0]}"]
             if there_and_back and verb:  # "the director of X also directed which movies"
                 asked += [f"{natural[0]} also {verb} which {head_kind}", f"what other {head_kind} did {natural[0]} {verb}"]
+            possessive = None
             natural = phrases or [f"the {head_kind} whose {noun} is {natural[0]}"]
             formal = f"the {head_kind} whose {noun} is {formal}"
             plain = f"what has {words} {plain}"
@@ -407,6 +415,9 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         else:
             who = "who" if described.question.lower().startswith("who") else "what"
             asked = [described.question.replace(SLOT, formal)]
+            # "X 's country 's capital": relational nouns chain as possessives
+            possessive = f"{possessive} 's {described.relational_noun}" if possessive and described.relational_noun else None
+            asked += [f"{who} is {possessive}"] if possessive else []
             for phrase in natural:
                 asked += [described.question.replace(SLOT, phrase), f"{who} is {described.phrase.replace(SLOT, phrase)}"]
                 asked += [f"which words describe {phrase}", f"what is {phrase} about"] if describing else []
