@@ -170,3 +170,19 @@ def test_a_spare_word_excuses_no_step_where_a_path_as_long_names_them_all(embedd
     excused = (("written_by", F), ("directed_by", B), ("starred_actors", F))
     assert [p["unnamed"] for p in parts(embedder, question, "Crank", named, excused)] == [0.0, 1.0]
     assert parts(embedder, question, "Crank", excused)[0]["unnamed"] == 0.0
+
+
+@pytest.mark.parametrize(("question", "topics", "nested"), [
+    ("what currency is used in the country where Lyon is", ["Lyon"], True),
+    ("what money do people spend in Lyon 's country", ["Lyon"], True),
+    ("the population of the capital city of France", ["France"], True),
+    # CWQ's constraints run a path on past its answer (the school, then its founding date)
+    ("Where did Eleanor Roosevelt attend school, with an organization founding date of 1919?",
+     ["Eleanor Roosevelt"], False),
+    ("What Eastern European country has an iso 3166-1 alpha-3 of MD?", ["Eastern Europe"], False),
+    ("which countries border both France and Spain", ["France", "Spain"], False),
+])
+def test_only_a_nested_chain_has_a_middle_that_is_no_answer(question: str, topics: list[str], nested: bool) -> None:
+    from agent.pog.paths import chains_through_topic_phrase
+
+    assert chains_through_topic_phrase(mask_question(question, topics)) is nested

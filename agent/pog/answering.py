@@ -14,7 +14,7 @@ from agent.pog.analysis import plan_text
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
 from agent.pog.memory import masked_question
-from agent.pog.paths import path_text
+from agent.pog.paths import chains_through_topic_phrase, path_text
 from agent.pog.state import PathCandidate, PoGState, Source
 from prompts import render
 
@@ -61,12 +61,12 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     1. a name it gives ends a kept path whose score is within `answer_margin` of the
        best path so far (phase 1's best included), or, with a synthesised memory, a kept
        path as deep as the best that is within the margin by every term but the memory's
-       vote: that entity first, then the rest of the path's ends. A path that is the start
-       of a longer kept path ranked above it by more than the margin is not eligible: its
-       ends are the middle of that chain ("the currency of X 's country" is not the country);
-    1b. its first name is the middle of such a chain within the margin: the chain's ends; for a
-        superlative, whose chain runs on to the value that orders its answers, the
-        path up to that name (rule 5 first);
+       vote: that entity first, then the rest of the path's ends. For a nested chain ("the
+       currency of X 's country", `paths.chains_through_topic_phrase`), a path that is the
+       start of a longer kept path ranked above it by more than the margin is not
+       eligible: its ends are the middle of that chain, not the answer;
+    1b. (a nested chain) its first name is the middle of such a chain within the margin:
+        the chain's ends; (any other question) rule 5 comes first;
     2. (`sufficiency="llm"`) it judged the paths sufficient and gave a value that is no
        entity of theirs (a date, a number read off a path): its words;
     3. the path memory trusts the best path: its ends (a small model often names the
@@ -100,9 +100,11 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     eligible = [c for c in kept if c.score >= best.score - config.answer_margin]
     if ctx.synthetic_memory:
         eligible += _close_but_for_the_vote(kept, best, config.weights.synthetic_memory, config.answer_margin, eligible)
-    # A superlative's chain runs on to the value that orders its answers ("took a position
-    # first"): there the middle is the answer, and apply_superlative orders it.
-    chains = superlative(masked_question(state)) is None
+    # Only a nested chain ("the currency of X 's country") has a middle that is no answer;
+    # a superlative's path runs on to the value that orders its answers ("took a position
+    # first"), a constraint's to what it checks: there the middle answers.
+    question = masked_question(state)
+    chains = chains_through_topic_phrase(question) and superlative(question) is None
     within_margin = eligible
     if chains:
         eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin) is None]

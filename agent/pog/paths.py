@@ -274,6 +274,16 @@ def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     return frozenset(found)
 
 
+def chains_through_topic_phrase(question: str) -> bool:
+    """The (masked) question names one topic and makes a noun of it first ("X 's
+    country", "the country where X is"): a nested chain, whose middle is no answer.
+    Constraints ("the school, with an organization founding date of 1919") and
+    superlatives run a path on past their answer instead."""
+    words = [w.lower() for w in question_tokens(question)]
+    topics = [i for i, w in enumerate(words) if w == "x"]
+    return len(topics) == 1 and bool(topic_phrase_words(words, topics[0]))
+
+
 def _reverses(step: StepTuple, following: StepTuple) -> bool:
     """Whether `following` walks `step`'s relation backwards: back to entities of the kind
     the step came from (the films that share X's director)."""
