@@ -13,7 +13,7 @@ from agent.pipelines.base import read_answers
 from agent.pog.analysis import plan_text
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
-from agent.pog.memory import masked_question
+from agent.pog.memory import MASK, masked_question
 from agent.pog.paths import chains_through_topic_phrase, path_text
 from agent.pog.state import PathCandidate, PoGState, Source
 from prompts import render
@@ -104,7 +104,7 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # a superlative's path runs on to the value that orders its answers ("took a position
     # first"), a constraint's to what it checks: there the middle answers.
     question = masked_question(state)
-    chains = chains_through_topic_phrase(question) and superlative(question) is None
+    chains = chains_through_topic_phrase(question, MASK) and superlative(question) is None
     within_margin = eligible
     if chains:
         eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin) is None]

@@ -266,22 +266,22 @@ def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     of a chain: "X 's *country*", "the *country* of X", "the *country* where X is". A path
     that ends there answers with the chain's middle when the question asks for more."""
     if topic_at + 2 < len(words) and words[topic_at + 1] == POSSESSIVE:  # "the neighbours of X 's country"
-        return frozenset({topic_at + 2}) if may_name_a_relation(words[topic_at + 2]) else frozenset()
-    found = set()
-    if topic_at >= 2 and words[topic_at - 1] in _TOPIC_ATTACHMENTS and may_name_a_relation(words[topic_at - 2]) \
-            and words[topic_at - 2] not in _TOPIC_ATTACHMENTS:
-        found.add(topic_at - 2)
-    return frozenset(found)
+        noun = topic_at + 2
+    elif topic_at >= 2 and words[topic_at - 1] in _TOPIC_ATTACHMENTS and words[topic_at - 2] not in _TOPIC_ATTACHMENTS:
+        noun = topic_at - 2
+    else:
+        return frozenset()
+    return frozenset({noun}) if may_name_a_relation(words[noun]) else frozenset()
 
 
-def chains_through_topic_phrase(question: str) -> bool:
-    """The (masked) question names one topic and makes a noun of it first ("X 's
-    country", "the country where X is"): a nested chain, whose middle is no answer.
-    Constraints ("the school, with an organization founding date of 1919") and
+def chains_through_topic_phrase(question: str, mask: str) -> bool:
+    """The question, its topic written `mask`, names one topic and makes a noun of it
+    first ("X 's country", "the country where X is"): a nested chain, whose middle is no
+    answer. Constraints ("the school, with an organization founding date of 1919") and
     superlatives run a path on past their answer instead."""
-    words = [w.lower() for w in question_tokens(question)]
-    topics = [i for i, w in enumerate(words) if w == "x"]
-    return len(topics) == 1 and bool(topic_phrase_words(words, topics[0]))
+    tokens = question_tokens(question)
+    topics = [i for i, t in enumerate(tokens) if t == mask]
+    return len(topics) == 1 and bool(topic_phrase_words([t.lower() for t in tokens], topics[0]))
 
 
 def _reverses(step: StepTuple, following: StepTuple) -> bool:

@@ -193,14 +193,14 @@ class PathScorer:
         to_question = vectors @ self.question_vector
         to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
         w = self.weights
+        relations = {r for steps, _, _ in items for r, _ in steps}
         # The relations the question names, among those the candidates walk, and of them the
         # one a path should walk first.
-        asked = {r for steps, _, _ in items for r, _ in steps if self.named(r)} if w.missing or w.first else set()
+        asked = {r for r in relations if self.named(r)} if w.missing or w.first else set()
         # Counted by the words that name them: "study" names four of Freebase's education
         # relations, and a path that left them all out paid for four where the question said one.
         asked_words = frozenset().union(*(self.naming_positions(r) for r in asked))
         first = self.first_relation(asked) if w.first else None
-        relations = {r for steps, _, _ in items for r, _ in steps}
         spare = len(self.spare_words(relations))
         # A spare word excuses no step where a path as long names every step
         named_lengths = {len(steps) for steps, _, _ in items if all(self.named(r) for r, _ in steps)}
