@@ -15,9 +15,8 @@
    asked for the films Hal Ashby directed. Reverse hops are composed from the forward
    description instead ("which films is X the director of"), and where the relation's
    name gives its heads' type (Freebase's `domain.type.property`), as that type ("the
-   cause of death of X", "which educational institutions ..."). Tags are also asked for by
-   what they do ("which words describe X", "which movies can be described by X"): the
-   model writes "what tags does X have".
+   cause of death of X", "which educational institutions ..."). No phrasing of a
+   benchmark's is written in: what a relation is called comes from its name and the model.
 3. **Write** several questions per sequence by nesting the descriptions ("who directed
    the films whose actor is X"), plus plain templates from the relation names, with the
    topic masked as X. Entries are the memory's own format, marked synthetic, with no
@@ -45,7 +44,7 @@ from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
 from kg_store.errors import InputError
-from kg_store.ids import describes_its_head, head_type_words, relation_words
+from kg_store.ids import head_type_words, relation_words
 from kg_store.paths import NeighborCache, PathGroup, explore
 from prompts import render_chat
 
@@ -384,7 +383,6 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
         verb = _subject_verb(described.question)
         object_verb = described.object_verb  # "what does X contain", "which locations contain X"
         there_and_back = previous is not None and previous[0] == written and previous[1] != backwards
-        describing = describes_its_head(written[-1][0])  # tags: "which words describe X"
         if backwards:  # the answer is the relation's head: "the movies X starred in"
             participle = _participle(words, verb)
             asked = [f"which {head_kind} have {formal} as their {noun}", f"which {head_kind} {words} {formal}"]
@@ -400,10 +398,8 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
                 if object_verb:  # "which locations contain X", "the locations that contain X"
                     asked += [f"which {head_kind} {object_verb} {phrase}", f"what {object_verb}s {phrase}"]
                     phrases += [f"the {head_kind} that {object_verb} {phrase}"]
-            if describing:  # "which movies can be described by X"
-                asked += [f"which {head_kind} can be described by {natural[0]}", f"which {head_kind} are about {natural[0]}"]
-            if there_and_back and verb:  # "the director of X also directed which movies"
-                asked += [f"{natural[0]} also {verb} which {head_kind}", f"what other {head_kind} did {natural[0]} {verb}"]
+            if there_and_back and verb:  # "what other movies did the director of X direct"
+                asked += [f"what other {head_kind} did {natural[0]} {verb}"]
             possessive = None
             natural = phrases or [f"the {head_kind} whose {noun} is {natural[0]}"]
             formal = f"the {head_kind} whose {noun} is {formal}"
@@ -420,7 +416,6 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
             asked += [f"{who} is {possessive}"] if possessive else []
             for phrase in natural:
                 asked += [described.question.replace(SLOT, phrase), f"{who} is {described.phrase.replace(SLOT, phrase)}"]
-                asked += [f"which words describe {phrase}", f"what is {phrase} about"] if describing else []
             natural = [described.phrase.replace(SLOT, phrase) for phrase in natural] + (
                 [f"the {tail_kind} {phrase} {object_verb}s" for phrase in natural] if object_verb else [])
             formal = described.phrase.replace(SLOT, formal)
@@ -428,7 +423,6 @@ def _questions_from(topic: str, sequence: FoundSequence, descriptions: dict[Hop,
             if there_and_back:  # "the people who starred in movies with X", "the co-writers of X"
                 natural.append(f"the {tail_kind} who {verb or 'share'} {head_kind} with {shared_from}")
                 asked += [f"who {verb or 'shares'} the same {head_kind} as {shared_from}",
-                          f"who {verb or 'shares'} {head_kind} together with {shared_from}",
                           f"who are the co-{noun}s of {shared_from}"]
                 asked += [f"who co-{verb} {head_kind} with {shared_from}"] if verb else []
         natural = list(dict.fromkeys(natural))[:_MAX_PHRASES]
