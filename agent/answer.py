@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
-from agent.pipelines.pog import evidence_paths, result_of
+from agent.pipelines.pog import answer_why, decided_by, evidence_paths, result_of
 from agent.pog.context import PoGContext
 from agent.pog.graph import NodeEvent, run_question
 from agent.pog.state import Entity
@@ -29,6 +29,10 @@ class Answered(TypedDict):
     answers: list[str]
     answer_entities: list[dict[str, str]]  # {id, name}: what a later "he" / "it" can mean
     source: str | None
+    sufficient: bool  # whether the evidence was judged sufficient (else the answer is a fallback)
+    answer_reason: str | None  # the rule that gave the answer (`agent.pog.state.AnswerReason`)
+    decided_by: str | None  # model, memory, structure or fallback
+    why: str | None  # the reason, in a sentence
     paths: list[dict[str, Any]]  # the evidence paths, as `kgqa ask --json` gives them
     llm_calls: int
     prompt_tokens: int
@@ -72,6 +76,8 @@ def answer_question(pog: PoGContext, question: str, topics: Sequence[dict[str, s
         question=question, topics=_named(state.get("topics")), unheld_topics=_named(state.get("unheld_topics")),
         answers=result.predictions,
         answer_entities=[{"id": e, "name": names.get(e) or e} for e in state.get("answer_entities") or []],
-        source=state.get("source"), paths=evidence_paths(state), llm_calls=usage.calls,
+        source=state.get("source"), sufficient=bool(state.get("sufficient")),
+        answer_reason=state.get("answer_reason"), decided_by=decided_by(state), why=answer_why(state),
+        paths=evidence_paths(state), llm_calls=usage.calls,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, seconds=round(seconds, 3),
         trace_id=trace_id if trace_path is not None else None)

@@ -11,6 +11,7 @@ from pathlib import Path
 from agent.evaluation.metrics import names_match, names_only_the_question
 from agent.llm.base import Usage
 from agent.pipelines.base import PipelineResult
+from agent.pog.state import ANSWER_REASONS
 from loaders.questions import Question
 
 TRACE_VERSION = 1
@@ -32,6 +33,14 @@ def write_trace(path: Path, document: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
     return path
+
+
+def answer_why(document: dict) -> str | None:
+    """The rule that gave a PoG answer, in a sentence (`details.answer_reason`); None for
+    other pipelines and for traces written before answers recorded their reason."""
+    details = document.get("details")
+    reason = details.get("answer_reason") if isinstance(details, dict) else None
+    return ANSWER_REASONS[reason][1] if isinstance(reason, str) and reason in ANSWER_REASONS else None
 
 
 # Nodes that may change the answer after the model gave its own, and how a reader names them.

@@ -278,3 +278,16 @@ def test_compare_page_filters_won_and_lost_in_chromium(runs, tmp_path, browser) 
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
     page.close()
+
+
+def test_a_rows_badge_says_why_and_marks_a_fallback() -> None:
+    """The browser shows what the answer claims: its source, the rule that gave it (on
+    hover) and, where nothing was judged sufficient, that it is a fallback."""
+    from agent.evaluation.browser import _answer_by
+
+    row = {"details": {"source": "kg", "answer_reason": "fallback_best_path", "decided_by": "fallback"}}
+    badge = _answer_by(row, None)
+    assert "title='no path was judged sufficient, so the best path&#x27;s end answers'>kg<" in badge
+    assert ">fallback<" in badge
+    assert ">fallback<" not in _answer_by({"details": {"source": "kg", "answer_reason": "named_path_end",
+                                                       "decided_by": "model"}}, None)

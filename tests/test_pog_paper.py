@@ -11,6 +11,7 @@ import pytest
 from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
+from agent.pog.config import PRESETS, ScoreWeights
 from agent.pog.state import Entity
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
@@ -139,8 +140,11 @@ def test_when_nothing_sufficed_the_paper_lets_the_model_answer_and_marks_it(embe
     assert not state["sufficient"]
     if final_answer == "best_path":
         assert state["source"] == "kg" and "knowledge" not in kinds_asked(llm)
+        assert state["answer_reason"] == "fallback_best_path"  # the graph's, and said to be a fallback
         return
-    assert state["answers"] == ["Howard Shore"] and state["source"] == "kg+llm" and state["answer_path"] is None
+    # no path holds the name: the model's own knowledge, with no path claimed for it
+    assert state["answers"] == ["Howard Shore"] and state["source"] == "llm" and state["answer_path"] is None
+    assert state["answer_reason"] == "model_knowledge"
     prompt = llm.calls[-1][-1]["content"]
     assert "Big -> directed_by -> Penny Marshall" in prompt and "who composed the score of Big" in prompt
 
@@ -170,3 +174,23 @@ def test_a_preset_sets_the_knobs_it_names_and_every_knob_given_overrides_it(monk
     nodes = set(build_graph(PoGConfig(preset="paper")).get_graph().nodes)
     assert {"supplement_from_linked_guesses", "answer_with_knowledge"} <= nodes and "supplement_with_llm" not in nodes
     assert "answer_with_knowledge" not in set(build_graph(PoGConfig()).get_graph().nodes)
+
+
+@pytest.mark.parametrize(("env", "flag"), [(None, "paper"), ("small", "paper"), ("paper", "small"), ("paper", None),
+                                           ("small", None), (None, "small")])
+def test_a_preset_sets_every_knob_it_owns_and_a_flag_beats_the_environment(
+        monkeypatch: pytest.MonkeyPatch, env: str | None, flag: str | None) -> None:
+    """`KGQA_POG__PRESET=paper` with `--preset small` kept the paper's knobs, and `paper`
+    kept the small model's scoring weights and answer margin."""
+    if env:
+        monkeypatch.setenv("KGQA_POG__PRESET", env)
+    monkeypatch.setenv("KGQA_POG__WEIGHTS__MEMORY", "3")  # a knob given explicitly stays, whatever the preset
+    config = with_pog_flags(Settings(), preset=flag).pog
+    chosen = flag or env or "small"
+    owned = PRESETS[chosen]
+    assert config.preset == chosen
+    assert all(getattr(config, knob) == value for knob, value in owned.items() if knob != "weights")
+    expected_weights = {**ScoreWeights().model_dump(), **owned["weights"], "memory": 3.0}  # type: ignore[dict-item]
+    assert config.weights.model_dump() == expected_weights
+    assert set(PRESETS["small"]) == set(PRESETS["paper"])  # every knob one preset owns, the other sets too
+    assert all(getattr(PoGConfig(), knob) == value for knob, value in PRESETS["small"].items() if knob != "weights")

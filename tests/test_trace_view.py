@@ -70,6 +70,7 @@ def test_html_is_one_self_contained_page_with_the_paths_drawn(traces, tmp_path) 
     assert "class='node n-answer' data-id='Ron Howard'" in graph and "class='node n-answer' data-id='Penny Marshall'" in graph
     assert "e-kept" in graph and "e-pruned" in graph  # kept paths and branches pruned away
     assert "Using these paths, answer the question" in html  # the prompts, expandable
+    assert "<span class='meta' id='why'>the model named the end of a path ranked near the best</span>" in html
 
 
 def test_html_renders_in_chromium_with_prompts_that_expand(traces, tmp_path, browser) -> None:

@@ -43,6 +43,8 @@ def test_ask_answers_with_paths_cost_and_a_trace(client) -> None:
     assert reply.status_code == 200
     body = reply.json()
     assert body["answers"] == ["Penny Marshall"] and body["source"] == "kg"
+    assert body["sufficient"] and (body["decided_by"], body["why"]) == (
+        "model", "the model named the end of a path ranked near the best")
     assert body["paths"][0]["text"] == "Big -> directed_by -> Penny Marshall" and body["paths"][0]["answer"]
     assert body["llm_calls"] == 2 and body["prompt_tokens"] > 0
     trace = client.get(f"/api/traces/{body['trace_id']}").json()

@@ -18,6 +18,7 @@ from pathlib import Path
 from agent.evaluation.compare import answer_path, compare
 from agent.evaluation.metrics import names_match
 from agent.evaluation.report import breakdown, mean_of
+from agent.traces import answer_why
 
 SHOWN_NAMES = 6  # answers listed in a table cell; the rest are in its tooltip
 
@@ -457,7 +458,11 @@ def _answer_by(row: dict, verdict: dict | None) -> str:
     parts = []
     source = _details(row).get("source")
     if source:
-        parts.append(f"<span class='badge'>{escape(str(source))}</span>")
+        why = answer_why(row)
+        title = f" title='{escape(why, quote=True)}'" if why else ""
+        parts.append(f"<span class='badge'{title}>{escape(str(source))}</span>")
+    if _details(row).get("decided_by") == "fallback":
+        parts.append("<span class='badge overruled'>fallback</span>")
     if verdict and verdict["status"] in ("overruled", "filled"):
         said = ", ".join(verdict["model"]) or "nothing"
         by = f" by {verdict['by']}" if verdict.get("by") else ""

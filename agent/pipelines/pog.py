@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent import PoGContext, build_graph, run_question
 from agent.pipelines.base import PipelineResult
-from agent.pog.state import Entity, PathCandidate, PoGState
+from agent.pog.state import ANSWER_REASONS, Entity, PathCandidate, PoGState
 from kg_store import UNNAMED
 from loaders.questions import Question, question_group
 
@@ -46,6 +46,19 @@ def evidence_paths(state: PoGState) -> list[dict]:
              "evidence": [[entity(e) for e in seq] for seq in p.evidence]} for p in paths]
 
 
+def decided_by(state: PoGState) -> str | None:
+    """Who decided the answer: "model", "memory", "structure" or "fallback" (no path was
+    judged sufficient); None with no answer."""
+    reason = state.get("answer_reason")
+    return ANSWER_REASONS[reason][0] if reason else None
+
+
+def answer_why(state: PoGState) -> str | None:
+    """The answer's reason, in a sentence."""
+    reason = state.get("answer_reason")
+    return ANSWER_REASONS[reason][1] if reason else None
+
+
 def result_of(state: PoGState) -> PipelineResult:
     names = state.get("names") or {}
     shown = {c.key: c for c in [*(state.get("topic_kept") or []), *(state.get("kept") or [])]}
@@ -55,7 +68,9 @@ def result_of(state: PoGState) -> PipelineResult:
         predictions=state.get("answers") or [],
         raw_output="\n".join(state.get("llm_answers") or []),
         retrieved=retrieved,
-        details={"source": state.get("source"), "phase": state.get("phase"), "depth": state.get("depth"),
+        details={"source": state.get("source"), "sufficient": bool(state.get("sufficient")),
+                 "answer_reason": state.get("answer_reason"), "decided_by": decided_by(state),
+                 "phase": state.get("phase"), "depth": state.get("depth"),
                  "predicted_depth": state.get("predicted_depth"), "depth_source": state.get("depth_source"),
                  "answer_path": answer_path.text[:300] if answer_path else None,
                  "unheld_topics": [t.name or t.id for t in state.get("unheld_topics") or []]},

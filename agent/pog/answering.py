@@ -15,7 +15,7 @@ from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
 from agent.pog.memory import MASK, masked_question
 from agent.pog.paths import chains_through_topic_phrase, path_text
-from agent.pog.state import PathCandidate, PoGState, Source
+from agent.pog.state import AnswerReason, PathCandidate, PoGState, Source
 from prompts import render
 
 
@@ -56,33 +56,38 @@ def _numbered(kept: list[PathCandidate], high_priority: list[str] | None) -> str
 @traced
 def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     """The LLM reads the evidence and names the answer; the first of these rules that
-    holds makes the paths sufficient:
+    holds makes the paths sufficient, and names the answer's reason (`state.AnswerReason`):
 
-    1. a name it gives ends a kept path whose score is within `answer_margin` of the
-       best path so far (phase 1's best included), or, with a synthesised memory, a kept
-       path as deep as the best that is within the margin by every term but the memory's
-       vote: that entity first, then the rest of the path's ends. For a nested chain ("the
-       currency of X 's country", `paths.chains_through_topic_phrase`), a path that is the
-       start of a longer kept path ranked above it by more than the margin is not
-       eligible: its ends are the middle of that chain, not the answer;
-    1b. (a nested chain) its first name is the middle of such a chain within the margin:
-        the chain's ends; (any other question) rule 5 comes first;
-    2. (`sufficiency="llm"`) it judged the paths sufficient and gave a value that is no
-       entity of theirs (a date, a number read off a path): its words;
-    3. the path memory trusts the best path: its ends (a small model often names the
-       film's director when asked for the film);
-    4. it named an end of a kept path the ranking put further below the best: the best
-       path answers. The 0.5B model likes the paths with the most names; on MetaQA dev
-       without a memory the best path was right far more often than its pick of another;
-    5. its first name is an entity inside an eligible path: the path up to there (PoG's
-       answers need not end a path);
-    6. (phase 1) it named nothing but what the question names ("ans: Elia Suleiman" for
-       "what did Elia Suleiman direct", the 0.5B model's commonest slip): its reply says
-       nothing either way, and the best path's ends answer. Going deeper on such a reply
-       answered from longer, wrong paths (MetaQA dev traces).
+    1. `named_path_end`: a name it gives ends a kept path whose score is within
+       `answer_margin` of the best path so far (phase 1's best included), or, with a
+       synthesised memory, a kept path as deep as the best that is within the margin by
+       every term but the memory's vote: that entity first, then the rest of the path's
+       ends. For a nested chain ("the currency of X 's country",
+       `paths.chains_through_topic_phrase`), a path that is the start of a longer kept
+       path ranked above it by more than the margin is not eligible: its ends are the
+       middle of that chain, not the answer;
+    1b. `named_chain_middle` (a nested chain): its first name is the middle of such a
+        chain within the margin: the chain's ends; (any other question) rule 5 comes first;
+    2. `judged_value` (`sufficiency="llm"`): it judged the paths sufficient and gave a
+       value no rule above placed: a kept path that holds it (a date, a number its text
+       shows) answers; when none does, the answer is the model's own (`model_knowledge`,
+       source `llm`);
+    3. `memory_trusts_best`: the path memory trusts the best path: its ends (a small model
+       often names the film's director when asked for the film);
+    4. `best_over_named_lower`: it named an end of a kept path the ranking put further
+       below the best: the best path answers. The 0.5B model likes the paths with the most
+       names; on MetaQA dev without a memory the best path was right far more often than
+       its pick of another;
+    5. `named_inside_path`: its first name is an entity inside an eligible path: the path
+       up to there (PoG's answers need not end a path);
+    6. `named_only_question` (phase 1): it named nothing but what the question names
+       ("ans: Elia Suleiman" for "what did Elia Suleiman direct", the 0.5B model's
+       commonest slip): its reply says nothing either way, and the best path's ends
+       answer. Going deeper on such a reply answered from longer, wrong paths.
     With `sufficiency="llm"`, its own {Yes}/{No} must say yes before any of them. The
     question's own topic entities are never answers ("who co-wrote films with X" walks
-    back to X)."""
+    back to X). Whatever the rule, an answer marked as the graph's is held by the path
+    marked as its evidence (`held_by_its_path`)."""
     ctx, config = runtime.context, runtime.context.config
     kept = state.get("kept") or []
     if not kept:
@@ -108,21 +113,19 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     within_margin = eligible
     if chains:
         eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin) is None]
-    found = _named_path_end(said, eligible, names, source)
-    if found is None:
-        found = (_named_middle_of_chain(said, within_margin, kept, names, source, config.answer_margin) if chains else
-                 _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source))
-    if found is None and judged_sufficient and said:
-        found = {"source": source, "answers": said, "answer_entities": [], "answer_path": kept[0]}
-    if found is None:
-        found = _trusted_best_path(kept[0], names, config.memory_confidence, source)
-    if found is None and _named_path_end(said, kept, names, source) is not None:
-        found = _trusted_best_path(best, names, 0.0, source if best is kept[0] else "kg")
-    if found is None:
-        found = _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
-    if found is None and state.get("phase") == "topic" and (not said or names_only_the_question(said, state["question"])):
-        found = _trusted_best_path(kept[0], names, 0.0, source)
-    return {"sufficient": found is not None, **heard, **(found or {})}
+    found = (
+        _named_path_end(said, eligible, names, source)
+        or (_named_middle_of_chain(said, within_margin, kept, names, source, config.answer_margin) if chains else
+            _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source))
+        or (_judged_value(said, kept, names, source) if judged_sufficient and said else None)
+        or _trusted_best_path(kept[0], names, config.memory_confidence, source, "memory_trusts_best")
+        or (_trusted_best_path(best, names, 0.0, source if best is kept[0] else "kg", "best_over_named_lower")
+            if _named_path_end(said, kept, names, source) is not None else None)
+        or _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source)
+        or (_trusted_best_path(kept[0], names, 0.0, source, "named_only_question")
+            if state.get("phase") == "topic" and (not said or names_only_the_question(said, state["question"]))
+            else None))
+    return {"sufficient": found is not None, **heard, **(held_by_its_path(found, names) if found else {})}
 
 
 def _longer_chain(path: PathCandidate, kept: list[PathCandidate], margin: float) -> PathCandidate | None:
@@ -148,7 +151,7 @@ def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: l
                 prefix = next((c for c in kept if c.key == (candidate.seed, tuple(candidate.steps[:hop + 1]))), None)
                 if prefix is None or candidate.score > prefix.score + margin:  # not kept: ranked below too
                     named = [e for e in candidate.ends if names.get(e)]
-                    return _answer(candidate, named[:1], names, source) if named else None
+                    return _answer(candidate, named[:1], names, source, "named_chain_middle") if named else None
     return None
 
 
@@ -189,20 +192,20 @@ def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
 
 
 def _named_path_end(said: list[str], eligible: list[PathCandidate], names: dict[str, str | None],
-                    source: Source) -> Update | None:
+                    source: Source, reason: AnswerReason = "named_path_end") -> Update | None:
     for answer in said:
         for candidate in eligible:
             matched = [e for e in candidate.ends if names_match(answer, names.get(e))]
             if matched:
-                return _answer(candidate, matched, names, source)
+                return _answer(candidate, matched, names, source, reason)
     return None
 
 
 def _trusted_best_path(best: PathCandidate, names: dict[str, str | None], confidence: float,
-                       source: Source) -> Update | None:
+                       source: Source, reason: AnswerReason) -> Update | None:
     named = [e for e in best.ends if names.get(e)]
     if named and best.score_parts.get("memory", 0.0) >= confidence:
-        return _answer(best, named[:1], names, source)
+        return _answer(best, named[:1], names, source, reason)
     return None
 
 
@@ -213,7 +216,8 @@ def _named_inside_path(said: list[str], eligible: list[PathCandidate], names: di
             for hop in range(len(candidate.hops) - 1):
                 matched = [e for e in candidate.hops[hop] if names_match(answer, names.get(e))]
                 if matched:
-                    return _answer(truncate(candidate, hop + 1, display_names, names_per_set), matched, names, source)
+                    return _answer(truncate(candidate, hop + 1, display_names, names_per_set), matched, names, source,
+                                   "named_inside_path")
     return None
 
 
@@ -238,18 +242,64 @@ def answer_names(state: PoGState) -> dict[str, str | None]:
     return {**names, **{t.id: None for t in state.get("topics") or []}}
 
 
-def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None], source: Source) -> Update:
+def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None], source: Source,
+            reason: AnswerReason) -> Update:
     ends = first + [e for e in path.ends if e not in first and names.get(e)]
     return {"source": source, "answer_entities": ends, "answers": [names.get(e) or e for e in ends],
-            "answer_path": path}
+            "answer_path": path, "answer_reason": reason}
+
+
+def _model_knowledge(said: list[str]) -> Update:
+    """The model's own answer: no kept path holds it, so no path is shown as its evidence."""
+    return {"source": "llm", "answers": said, "answer_entities": [], "answer_path": None,
+            "answer_reason": "model_knowledge"}
+
+
+def _judged_value(said: list[str], kept: list[PathCandidate], names: dict[str, str | None],
+                  source: Source) -> Update:
+    """The model judged the paths sufficient and named what no rule above placed: a kept
+    path that holds it (an entity of any hop, or a value its text shows: a date, a
+    number) answers, the names it holds first; when none does, the answer is the model's
+    own (a scripted model that names "Penny Marshall" for "what year was Splash released"
+    gets no path claimed for it)."""
+    for path in kept:
+        held = [a for a in said if _holds(path, a, names)]
+        if held:
+            entities = [e for a in held for hop in path.hops for e in hop if names_match(a, names.get(e))]
+            return {"source": source, "answers": held, "answer_entities": list(dict.fromkeys(entities)),
+                    "answer_path": path, "answer_reason": "judged_value"}
+    return _model_knowledge(said)
+
+
+def _holds(path: PathCandidate, answer: str, names: dict[str, str | None]) -> bool:
+    """Whether `path` holds `answer`: an entity of one of its hops by that name, or its
+    text shows the value as whole words."""
+    if any(names_match(answer, names.get(e)) for hop in path.hops for e in hop):
+        return True
+    wanted = normalize(answer)
+    return bool(wanted) and f" {wanted} " in f" {normalize(path.text)} "
+
+
+def held_by_its_path(update: Update, names: dict[str, str | None]) -> Update:
+    """The answer as `source` may claim it: an answer said to come from the graph (`kg`,
+    `kg+llm`) is held by the path marked as its evidence, or it is the model's own. Every
+    rule above builds its answer from its path, so this changes nothing unless a rule is
+    wrong; it is the check that keeps "from the knowledge graph" true."""
+    if update.get("source") == "llm":
+        return update
+    path, answers = update.get("answer_path"), update.get("answers") or []
+    if path is not None and answers and all(_holds(path, a, names) for a in answers):
+        return update
+    return _model_knowledge(answers)
 
 
 @traced
 def answer_with_knowledge(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     """The paper's last step when no path sufficed (`final_answer="llm"`): the model
-    answers from the kept paths and its own knowledge, and the answer is marked kg+llm.
-    A name it gives that ends a kept path answers with that path. When it names nothing,
-    `finalise` answers from the best path."""
+    answers from the kept paths and its own knowledge. A name it gives that ends a kept
+    path answers with that path, marked kg+llm (its guess, which a path confirms); names
+    no path holds are its own knowledge, marked llm. When it names nothing, `finalise`
+    answers from the best path."""
     ctx = runtime.context
     paths = list({c.key: c for c in [*(state.get("kept") or []), *(state.get("topic_kept") or [])]}.values())
     reply = ctx.llm.chat([{"role": "user", "content": render(
@@ -260,10 +310,8 @@ def answer_with_knowledge(state: PoGState, runtime: Runtime[PoGContext]) -> Upda
     said = [a for a in said if not named_in(state["question"], a)]
     if not said:
         return {"answer_reply": reply.text}
-    found = _named_path_end(said, paths, names, "kg+llm")
-    if found is not None:
-        return {**found, "answer_reply": reply.text}
-    return {"source": "kg+llm", "answers": said, "answer_entities": [], "answer_path": None, "answer_reply": reply.text}
+    found = _named_path_end(said, paths, names, "kg+llm", "knowledge_names_path_end") or _model_knowledge(said)
+    return {**held_by_its_path(found, names), "answer_reply": reply.text}
 
 
 @traced
@@ -277,8 +325,8 @@ def finalise(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     for path in [*(state.get("topic_kept") or []), *(state.get("kept") or [])]:
         named = [e for e in path.ends if names.get(e)]
         if named:
-            return _answer(path, named[:1], names, "kg")
+            return _answer(path, named[:1], names, "kg", "fallback_best_path")
     ctx = runtime.context
     reply = ctx.llm.chat([{"role": "user", "content": render("answer_io", question=state["question"])}],
                          temperature=0.0, max_tokens=64)
-    return {"source": "llm", "answer_entities": [], "answers": read_answers(reply.text), "answer_path": None}
+    return _model_knowledge(read_answers(reply.text))

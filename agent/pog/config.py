@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ModelWrapValidatorHandler, model_validator
 
 from agent.optional.config import FIConfig, PoolingConfig
 from kg_store import GraphStore
@@ -56,12 +56,22 @@ class ScoreWeights(BaseModel):
 
 
 Preset = Literal["small", "paper"]
-# What `preset` sets for every knob it names that is not given explicitly. `small` is the
-# field defaults: routes measured to win with the 0.5B model. `paper` is PoG as the paper
-# describes it (WWW '25, sections 4.1-4.4 and appendix A), for models that follow
-# instructions and judge their own evidence (7B and up, hosted APIs).
+# The knobs a preset owns, and what each preset sets them to unless a knob is given
+# explicitly (in the settings, the environment or a flag: a given knob beats any preset,
+# and a preset given later replaces only what no one gave). `small`: the routes measured to
+# win with the 0.5B model (the field defaults). `paper`: PoG as the paper describes it (WWW
+# '25, sections 4.1-4.4 and appendix A), for models that follow instructions and judge
+# their own evidence (7B and up, hosted APIs): its fuzzy selection is embedding similarity
+# alone (none of the small model's structural terms) and the model's pick of a kept path
+# answers wherever that path ranks (a margin no two scores are apart by).
+_PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "first": 0.0, "middle": 0.0,
+                  "kind": 0.0, "loop": 0.0, "back": 0.0}
 PRESETS: dict[str, dict[str, object]] = {
-    "small": {},
+    "small": {
+        "analysis": "when_needed", "strategy": "fuzzy", "start_depth": "structure", "supplement_search": "path_ends",
+        "expand_rounds": 1, "plan_in_prompts": False, "summary": "paths", "sufficiency": "structural",
+        "reduction": "shortest", "final_answer": "best_path", "answer_margin": 0.05, "weights": {},
+    },
     "paper": {
         "analysis": "always",
         "strategy": "fuzzy+precise",  # the paper's experiments (section 5)
@@ -73,6 +83,8 @@ PRESETS: dict[str, dict[str, object]] = {
         "sufficiency": "llm",
         "reduction": "intersection",
         "final_answer": "llm",
+        "answer_margin": 100.0,
+        "weights": _PAPER_WEIGHTS,
     },
 }
 
@@ -146,13 +158,25 @@ class PoGConfig(BaseModel):
     explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
     answer_max_tokens: int = Field(default=96, ge=8)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _apply_preset(cls, data: object) -> object:
-        """The preset's values under the knobs given explicitly."""
-        if isinstance(data, dict) and data.get("preset") in PRESETS:
-            return {**PRESETS[data["preset"]], **data}
-        return data
+    def _apply_preset(cls, data: object, handler: ModelWrapValidatorHandler[PoGConfig]) -> PoGConfig:
+        """The preset's values under the knobs given explicitly (a given `weights` keeps
+        the preset's other weights). Only the given knobs count as set, so that a preset
+        laid over these settings later (a flag over the environment's) fills the rest."""
+        if not isinstance(data, dict):
+            return handler(data)
+        preset = PRESETS[data.get("preset") if data.get("preset") in PRESETS else "small"]
+        given = {k: v for k, v in data.items() if k in cls.model_fields}
+        weights = given.get("weights")
+        merged = {**preset, **given}
+        if isinstance(weights, dict):
+            merged["weights"] = {**preset["weights"], **weights}  # type: ignore[dict-item]
+        config = handler(merged)
+        object.__setattr__(config, "__pydantic_fields_set__", set(given))
+        if not isinstance(weights, ScoreWeights):  # the weights given one by one, or none
+            object.__setattr__(config.weights, "__pydantic_fields_set__", set(weights or {}))
+        return config
 
     def neighbour_cache(self, store: GraphStore) -> NeighborCache:
         """The walks the agent takes over `store`: its hub cap and hub fill. Benchmarks that

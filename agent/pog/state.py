@@ -15,6 +15,29 @@ Phase = Literal["topic", "supplement", "expand"]
 # it and a path from the topic entities confirmed it (phase 2); llm: the LLM's own
 # knowledge, with no path behind it (the last resort).
 Source = Literal["kg", "kg+llm", "llm"]
+# Why the answer is what it is: each is one rule of `answering` (its docstring says which).
+AnswerReason = Literal["named_path_end", "named_chain_middle", "judged_value", "memory_trusts_best",
+                       "best_over_named_lower", "named_inside_path", "named_only_question",
+                       "knowledge_names_path_end", "model_knowledge", "fallback_best_path"]
+DecidedBy = Literal["model", "memory", "structure", "fallback"]
+# Each reason: who decided (the model's reading of the paths, the path memory, a rule of
+# the path ranking, or nobody: a fallback when nothing was judged sufficient), and how a
+# reader is told.
+ANSWER_REASONS: dict[str, tuple[DecidedBy, str]] = {
+    "named_path_end": ("model", "the model named the end of a path ranked near the best"),
+    "named_chain_middle": ("structure", "the model named the middle of a chain the ranking put first, so the "
+                           "chain's end answers"),
+    "judged_value": ("model", "the model judged the paths sufficient and named a value a path holds"),
+    "memory_trusts_best": ("memory", "the path memory trusts the best path, so its end answers"),
+    "best_over_named_lower": ("structure", "the model named the end of a path ranked far below the best, so the "
+                              "best path answers"),
+    "named_inside_path": ("model", "the model named an entity inside a path"),
+    "named_only_question": ("fallback", "the model named nothing the question does not, so the best path's end "
+                            "answers"),
+    "knowledge_names_path_end": ("model", "the model answered from its own knowledge and a path holds its answer"),
+    "model_knowledge": ("model", "the model's own answer: no path holds it"),
+    "fallback_best_path": ("fallback", "no path was judged sufficient, so the best path's end answers"),
+}
 StepTuple = tuple[str, bool]  # (relation, walked forward)
 
 
@@ -92,6 +115,7 @@ class PoGState(TypedDict, total=False):
     answer_path: PathCandidate | None
     sufficient: bool
     source: Source | None
+    answer_reason: AnswerReason | None
     # a superlative's ordering of the answers: the relation read and each answer's value
     constraint: dict[str, object]
     # one record per node run, for traces (appended, never replaced)

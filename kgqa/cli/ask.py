@@ -188,7 +188,7 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
         # Shown before the model's server and the store close (which takes a moment).
         summary = {key: turn[key] for key in
                    ("answers", "unheld_topics", "paths", "llm_calls", "prompt_tokens", "completion_tokens", "seconds",
-                    "source")}
+                    "source", "sufficient", "answer_reason", "decided_by", "why")}
         if as_json:
             print_json({**summary, "startup_seconds": steps.seconds})
             return
@@ -238,7 +238,8 @@ def print_answer(summary: dict, screen: Console = out) -> None:
     shown = ", ".join(answers[:10]) + (f" (+{len(answers) - 10} more)" if len(answers) > 10 else "")
     screen.print(f"[bold]Answer:[/] {escape(shown) or '(none)'}", highlight=False)
     if summary["source"]:
-        screen.print(f"[dim]{SOURCES[summary['source']]}[/]")
+        why = f" · {summary['why']}" if summary.get("why") else ""
+        screen.print(f"[dim]{SOURCES[summary['source']]}{escape(why)}[/]", highlight=False)
     unheld = [t["name"] for t in summary.get("unheld_topics") or []]
     if unheld:
         screen.print(f"[yellow]Not in the graph, so left out: {escape(', '.join(unheld))}[/]", highlight=False)

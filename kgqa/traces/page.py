@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from agent.traces import answer_verdict, depth_verdict
+from agent.traces import answer_verdict, answer_why, depth_verdict
 from kgqa.traces import Trace, cost, events, kept_paths, prompt_text, source
 from kgqa.traces.graph import GraphEdge, ReasoningGraph, reasoning_graph
 
@@ -44,7 +44,8 @@ def trace_page(trace: Trace) -> str:
         (f"<div class='meta'>{escape(str(question.get('id')))} · pipeline {escape(str(trace.get('pipeline')))} · "
          f"model {escape(str(trace.get('model')))} · store {escape(str(trace.get('store')))}</div>"),
         f"<div class='answer'>Answer: <b id='answer'>{escape(answers)}</b> "
-        + (f"<span class='source'>source: {escape(origin)}</span>" if origin else "") + "</div>",
+        + (f"<span class='source'>source: {escape(origin)}</span>" if origin else "")
+        + (f" <span class='meta' id='why'>{escape(why)}</span>" if (why := answer_why(trace)) else "") + "</div>",
         (f"<div class='meta'>{spent['llm_calls']} LLM calls ({spent['cache_hits']} from cache), "
          f"{spent['prompt_tokens']} prompt + {spent['completion_tokens']} completion tokens, "
          f"{spent['seconds']:.2f} s</div>"),

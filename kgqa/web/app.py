@@ -76,6 +76,9 @@ class Answer(BaseModel):
     question: str
     answers: list[str]
     source: str | None
+    sufficient: bool = False  # whether the evidence was judged sufficient
+    decided_by: str | None = None  # model, memory, structure or fallback
+    why: str | None = None  # the answer's reason, in a sentence
     paths: list[PathOut]
     llm_calls: int
     prompt_tokens: int
