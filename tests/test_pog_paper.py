@@ -194,3 +194,58 @@ def test_a_preset_sets_every_knob_it_owns_and_a_flag_beats_the_environment(
     assert config.weights.model_dump() == expected_weights
     assert set(PRESETS["small"]) == set(PRESETS["paper"])  # every knob one preset owns, the other sets too
     assert all(getattr(PoGConfig(), knob) == value for knob, value in PRESETS["small"].items() if knob != "weights")
+
+
+AIRPORTS = [("Nijmegen", "served_by", "Weeze Airport"), ("Weeze Airport", "in_country", "Germany"),
+            ("France", "borders", "Germany"), ("Germany", "continent", "Europe"), ("France", "continent", "Europe")]
+
+
+def test_an_extended_path_carries_only_joins_that_hold_at_its_own_end() -> None:
+    """Phase 3 copied a path's joins onto its new ends: `... -> Germany -> continent ->
+    Europe <- borders <- France`, a fact the graph does not hold. The join walks on by the
+    same step instead, and an entity expanded once is not expanded again."""
+    from agent.pog.paths import extend, path_text
+    from agent.pog.state import PathCandidate
+
+    store = store_of(AIRPORTS)
+    names = {e: e for triple in AIRPORTS for e in (triple[0], triple[2])}
+    steps, hops = [("served_by", True), ("in_country", True)], [["Weeze Airport"], ["Germany"]]
+    joins = {"France": [("borders", True)]}
+    joined = PathCandidate(seed="Nijmegen", steps=steps, hops=hops, joins=joins, phase="topic",
+                           text=path_text("Nijmegen", steps, hops, names, 8, joins))
+    assert joined.text.endswith("Germany <- borders <- France")
+    visited: set[str] = set()
+    extended = extend(NeighborCache(store), [joined], names, names_per_set=8, visited=visited)
+    to_europe = next(c for c in extended if c.steps[-1] == ("continent", True))
+    assert to_europe.joins == {"France": [("borders", True), ("continent", True)]}
+    assert to_europe.text == ("Nijmegen -> served_by -> Weeze Airport -> in_country -> Germany -> continent -> "
+                              "Europe <- continent <- ... <- borders <- France")
+    assert "Europe <- borders <- France" not in " ".join(c.text for c in extended)
+    assert visited == {"Germany"} and extend(NeighborCache(store), [joined], names, names_per_set=8,
+                                             visited=visited) == []  # Germany was expanded already
+
+
+def test_phase_three_expands_phase_twos_paths_too(embedder: Embedder) -> None:
+    """The paper expands the unvisited entities of every kept path; phase 3 read only
+    phase 1's, so what phase 2's linked guess reached was never walked on."""
+    from langgraph.runtime import Runtime
+
+    from agent.pog.exploration import expand_nodes
+    from agent.pog.paths import path_text
+    from agent.pog.state import PathCandidate
+
+    store = store_of(AIRPORTS)
+    names = {e: e for triple in AIRPORTS for e in (triple[0], triple[2])}
+
+    def path(seed: str, steps: list, hops: list, phase: str) -> PathCandidate:
+        return PathCandidate(seed=seed, steps=steps, hops=hops, phase=phase,
+                             text=path_text(seed, steps, hops, names, 8))
+
+    topic = path("Nijmegen", [("served_by", True)], [["Weeze Airport"]], "topic")
+    guessed = path("France", [("borders", True)], [["Germany"]], "supplement")
+    context = PoGContext(store, FakeLLM(lambda messages: ""), embedder, PoGConfig())
+    update = expand_nodes({"question": "q", "names": names, "phase": "supplement", "topic_kept": [topic],
+                           "kept": [guessed]}, Runtime(context=context))
+    assert {c.seed for c in update["candidates"]} == {"Nijmegen", "France"}
+    assert any(c.text == "France -> borders -> Germany -> continent -> Europe" for c in update["candidates"])
+    assert update["expanded"] == ["Germany", "Weeze Airport"]

@@ -108,12 +108,20 @@ def supplement_from_linked_guesses(state: PoGState, runtime: Runtime[PoGContext]
 
 @traced
 def expand_nodes(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
-    """Phase 3: one more hop from the end entities of the best paths: the phase-1 paths
-    first, then (with `expand_rounds` > 1, the paper's repeated expansion) the paths the
-    last round kept."""
+    """Phase 3: one more hop from the end entities of the best paths: the first round from
+    phase 1's and phase 2's kept paths, each later round (`expand_rounds` > 1, the paper's
+    repeated expansion) from the paths the last round kept. An entity expanded once is not
+    expanded again (`expanded`, the visited set)."""
     ctx = runtime.context
     names = dict(state.get("names") or {})
     rounds = state.get("expand_round") or 0
-    base = (state.get("kept") if rounds else state.get("topic_kept")) or []
-    candidates = extend(ctx.neighbours, base[: ctx.config.width], names, names_per_set=ctx.config.names_per_set)
-    return {"phase": "expand", "candidates": candidates, "names": names, "expand_round": rounds + 1}
+    if rounds:
+        base = (state.get("kept") or [])[: ctx.config.width]
+    else:  # phase 1's best, then phase 2's (when it ran and kept paths of its own)
+        supplement = (state.get("kept") or []) if state.get("phase") == "supplement" else []
+        base = list({c.key: c for c in [*(state.get("topic_kept") or [])[: ctx.config.width],
+                                          *supplement[: ctx.config.width]]}.values())
+    visited = set(state.get("expanded") or [])
+    candidates = extend(ctx.neighbours, base, names, names_per_set=ctx.config.names_per_set, visited=visited)
+    return {"phase": "expand", "candidates": candidates, "names": names, "expand_round": rounds + 1,
+            "expanded": sorted(visited)}

@@ -63,16 +63,23 @@ def from_group(group: PathGroup, names: dict[str, str | None], phase: Phase, nam
 
 
 def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names: dict[str, str | None], *,
-           names_per_set: int) -> list[PathCandidate]:
+           names_per_set: int, visited: set[str] | None = None) -> list[PathCandidate]:
     """PoG's node expansion: one more hop from the end entities of the given paths to
-    entities not on them, as new path groups (one per candidate and relation step).
-    Adds the names it sees to `names`."""
-    edges, _ = neighbours.neighbors(list(dict.fromkeys(e for c in candidates for e in c.ends)))
+    entities not on them, as new path groups (one per candidate and relation step). An end
+    in `visited` (expanded in an earlier round) is not expanded again; the ends expanded now
+    are added to it. A path's joins (other topic entities that reach its ends) are walked on
+    by the same step, so that they hold at the new ends: `France -> borders -> Germany`
+    becomes `France -> borders -> Germany -> continent -> Europe`, never `Europe <- borders
+    <- France`. Adds the names it sees to `names`."""
+    visited = set() if visited is None else visited
+    fresh = {c.key: [e for e in c.ends if e not in visited] for c in candidates}
+    edges, _ = neighbours.neighbors(list(dict.fromkeys(e for ends in fresh.values() for e in ends)))
+    visited.update(e for ends in fresh.values() for e in ends)
     extended: list[PathCandidate] = []
     for candidate in candidates:
         on_path = {candidate.seed, *(e for hop in candidate.hops for e in hop)}
         reached: dict[StepTuple, dict[str, str]] = {}
-        for end in candidate.ends:
+        for end in fresh[candidate.key]:
             for edge in edges.get(end, ()):
                 if edge.neighbor in on_path:
                     continue
@@ -80,10 +87,11 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
                 reached.setdefault((edge.relation, edge.direction == "out"), {}).setdefault(edge.neighbor, end)
         for step, parents in reached.items():
             steps, hops = [*candidate.steps, step], [*candidate.hops, sorted(parents)]
+            joins = {other: [*chain, step] for other, chain in candidate.joins.items()}
             evidence = [[*path, new] for path in candidate.evidence for new in sorted(parents) if parents[new] == path[-1]][:3]
             extended.append(PathCandidate(
-                seed=candidate.seed, steps=steps, hops=hops, joins=candidate.joins, evidence=evidence,
-                text=path_text(candidate.seed, steps, hops, names, names_per_set, candidate.joins), phase="expand",
+                seed=candidate.seed, steps=steps, hops=hops, joins=joins, evidence=evidence,
+                text=path_text(candidate.seed, steps, hops, names, names_per_set, joins), phase="expand",
                 depth=named_depth(steps, hops, names)))
     return extended
 

@@ -98,6 +98,7 @@ class PoGState(TypedDict, total=False):
     kept: list[PathCandidate]
     topic_kept: list[PathCandidate]  # the last phase-1 selection (phase 3 expands it)
     expand_round: int  # phase-3 rounds run (each expands the last round's kept paths)
+    expanded: list[str]  # entities phase 3 expanded from (its visited set)
     pruning_steps: list[dict[str, object]]  # the last pruning's ranking after each step
     names: dict[str, str | None]
     # path pooling (optional): the kept paths' facts, reranked, as merged-path lines
