@@ -274,10 +274,10 @@ def test_branch_reduction_does_not_offer_a_whole_shorter_path_as_a_start(embedde
         return json.dumps({"starts": [next(i for i, line in enumerate(lines, 1) if wanted in line)]})
 
     context = PoGContext(film_store(), scripted(branch=choose), embedder, PoGConfig(strategy="fuzzy+branch", width=1))
-    ranked = branch_reduce(context, "which movies have the same screenwriter of Hell Drivers", candidates, names)
+    kept, others = branch_reduce(context, "which movies have the same screenwriter of Hell Drivers", candidates, names)
     assert len(listings) == 2 and len(listings[1]) == 2
     assert not any(line.endswith("-> Cy Endfield") for line in listings[1])
-    assert [c.score for c in ranked] == [2.4, 0.4, 1.4, 0.9, 0.8]
+    assert [c.score for c in kept + others] == [2.4, 0.4, 1.4, 0.9, 0.8]
 
 
 def test_the_branch_prompt_lists_the_best_starts_that_fit_the_models_context(embedder: Embedder) -> None:
@@ -298,7 +298,7 @@ def test_the_branch_prompt_lists_the_best_starts_that_fit_the_models_context(emb
 
     config = PoGConfig(strategy="fuzzy+branch", width=1, names_per_set=12)
     context = PoGContext(film_store(), scripted(branch=choose), embedder, config)
-    ranked = branch_reduce(context, "which films?", candidates, names)
+    ranked, _ = branch_reduce(context, "which films?", candidates, names)
     assert len(prompts) == 1 and len(prompts[0]) < LISTING_CHARS + 1_000
     assert "1. Tom Hanks -> relation_0 ->" in prompts[0] and "relation_39" not in prompts[0]
     assert ranked[0].steps == [("relation_1", True)]  # the model's pick; numbers past the listing ignored
@@ -802,3 +802,41 @@ def test_a_split_synthesised_vote_gives_way_to_the_path_the_question_names(embed
 
     assert best(ScoreWeights(), synthetic=False) == 2  # the labelled memory's weight: its vote decides
     assert best(ScoreWeights(), synthetic=True) == 1
+
+
+def test_precise_batches_compete_in_a_final_round(embedder: Embedder) -> None:
+    """The picks of every batch were concatenated and the first `width` kept, so a second
+    batch's calls could change nothing. Now their picks meet in a final round."""
+    from agent.pog.pruning import precise_select
+
+    candidates = [PathCandidate(seed="Big", steps=[(f"relation_{i}", True)], hops=[["Penny Marshall"]],
+                                phase="topic", score=10 - i, text=f"Big -> relation_{i} -> Penny Marshall")
+                  for i in range(6)]
+    prompts: list[str] = []
+
+    def choose(prompt: str) -> str:  # each batch: its first path; the final round: the second batch's
+        prompts.append(prompt)
+        return json.dumps({"paths": [2 if len(prompts) == 3 else 1]})
+
+    context = PoGContext(film_store(), scripted(select=choose), embedder, PoGConfig(precise_batch=3, width=1))
+    ranked = precise_select(context, "who directed Big", candidates)
+    assert len(prompts) == 3 and "relation_0" in prompts[2] and "relation_3" in prompts[2]
+    assert [c.steps[0][0] for c in ranked[:3]] == ["relation_3", "relation_0", "relation_1"]
+
+
+def test_precise_selection_after_the_branch_step_reads_only_what_it_kept(embedder: Embedder) -> None:
+    from agent.pog.pruning import precise_select  # noqa: F401  (the node is what is tested)
+
+    shown: list[str] = []
+
+    def select(prompt: str) -> str:
+        shown.append(prompt)
+        return '{"paths": [1]}'
+
+    llm = scripted(analyse=analysis(1), branch='{"starts": [1]}', select=select, answer="ans: Penny Marshall")
+    ask(llm, embedder, "who directed Big", ("Big",), strategy="fuzzy+branch+precise", width=1, supplement=False,
+        expand=False, max_depth=2)
+    branch_prompt = next(call[-1]["content"] for call in llm.calls if "start in these ways" in call[-1]["content"])
+    kept_start = next(line for line in branch_prompt.splitlines() if line.startswith("1. "))[3:]
+    listed = [line[3:] for line in shown[0].splitlines() if line[:1].isdigit()]
+    assert listed and all(path.startswith(kept_start) for path in listed)

@@ -33,11 +33,14 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     plan = plan_text(state) if config.plan_in_prompts else ""
+    read = candidates  # what precise selection reads: after the branch step, only the paths it kept
     if "branch" in config.strategy:
-        candidates = branch_reduce(ctx, state["question"], candidates, state.get("names") or {}, plan)
+        read, others = branch_reduce(ctx, state["question"], candidates, state.get("names") or {}, plan)
+        candidates = read + others
         steps.append({"step": "branch", "paths": candidates})
     if "precise" in config.strategy:
-        candidates = precise_select(ctx, state["question"], candidates, plan)
+        selected = precise_select(ctx, state["question"], read, plan)
+        candidates = selected + [c for c in candidates if c not in selected]
         steps.append({"step": "precise", "paths": candidates})
     kept = candidates[: config.width]
     update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
@@ -56,30 +59,44 @@ def _entities(*groups: Iterable[PathCandidate]) -> set[str]:
 
 def precise_select(ctx: PoGContext, question: str, candidates: list[PathCandidate], plan: str = "") -> list[PathCandidate]:
     """The LLM picks the most useful paths, in batches of `precise_batch` (fewer when
-    their texts are long), shown the `plan` (`plan_text`) when there is one; its picks go
-    first (in its order), the rest keep the fuzzy order behind them."""
+    their texts are long), shown the `plan` (`plan_text`) when there is one. When more
+    than one batch made picks, the batches compete: a final round among all their picks
+    chooses (the paper's W2), so a later batch's path can beat an earlier one's. The final
+    round's picks go first, then the batches' other picks, then the rest in fuzzy order."""
     config = ctx.config
     picked: list[int] = []
+    batches_with_picks = 0
     for start, end in batches([len(c.text) for c in candidates], config.precise_batch):
         batch = candidates[start:end]
         if len(batch) <= 1 and start:
             break
-        listing = "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(batch))
-        reply = ctx.llm.chat([{"role": "user", "content": render("pog_select", question=question, paths=listing,
-                                                                 width=config.width, plan=plan)}],
-                             schema=PathChoice, temperature=config.explore_temperature, max_tokens=48)
-        choice: PathChoice = reply.parsed or PathChoice()
-        picked.extend(start + n - 1 for n in choice.paths[: config.width] if 1 <= n <= len(batch))
+        chosen = [start + n - 1 for n in _select(ctx, question, batch, plan)]
+        batches_with_picks += bool(chosen)
+        picked.extend(chosen)
     front = list(dict.fromkeys(picked))
+    if batches_with_picks > 1 and len(front) > config.width:
+        finalists = [candidates[i] for i in front]
+        fitting, _ = fitting_listing([c.text for c in finalists])
+        front = list(dict.fromkeys([front[n - 1] for n in _select(ctx, question, finalists[:fitting], plan)] + front))
     chosen = set(front)
     return [candidates[i] for i in front] + [c for i, c in enumerate(candidates) if i not in chosen]
 
 
+def _select(ctx: PoGContext, question: str, shown: list[PathCandidate], plan: str) -> list[int]:
+    """The model's picks among `shown` (numbers from 1, at most `width`, valid ones only)."""
+    listing = "\n".join(f"{i + 1}. {c.text}" for i, c in enumerate(shown))
+    reply = ctx.llm.chat([{"role": "user", "content": render("pog_select", question=question, paths=listing,
+                                                             width=ctx.config.width, plan=plan)}],
+                         schema=PathChoice, temperature=ctx.config.explore_temperature, max_tokens=48)
+    choice: PathChoice = reply.parsed or PathChoice()
+    return list(dict.fromkeys(n for n in choice.paths[: ctx.config.width] if isinstance(n, int) and 1 <= n <= len(shown)))
+
+
 def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate],
-                  names: dict[str, str | None], plan: str = "") -> list[PathCandidate]:
+                  names: dict[str, str | None], plan: str = "") -> tuple[list[PathCandidate], list[PathCandidate]]:
     """Group paths by their first k steps; the LLM keeps the promising prefixes; k grows
-    while more than `width` paths remain and a prefix can still split them. The paths of
-    kept prefixes go first, in fuzzy order. A path shorter than k was whole at an earlier
+    while more than `width` paths remain and a prefix can still split them. Returns the
+    paths of kept prefixes and the others, each in fuzzy order. A path shorter than k was whole at an earlier
     length, where its start was kept: it stays, and is not offered again as a "start"
     beside the longer paths it begins (the model then took the 1-hop path to the middle
     entity for the start of a 2-hop question, and answered with that entity)."""
@@ -105,7 +122,7 @@ def branch_reduce(ctx: PoGContext, question: str, candidates: list[PathCandidate
             break
         remaining = [c for c in remaining if len(c.steps) < k or (c.seed, tuple(c.steps[:k])) in keep]
     kept = {c.key for c in remaining}
-    return remaining + [c for c in candidates if c.key not in kept]
+    return remaining, [c for c in candidates if c.key not in kept]
 
 
 def _prefix_text(prefix: tuple[str, tuple], candidates: list[PathCandidate], names: dict[str, str | None],
