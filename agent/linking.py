@@ -315,10 +315,14 @@ def _rank(link: Link) -> tuple:
     return -link.strength, not link.whole, not link.capitalised, not link.exact, -link.degree, link.id
 
 
-def link_entities(store: GraphStore, embedder: Embedder, mentions: list[str]) -> tuple[list[Entity], dict[str, list[Entity]]]:
+def link_entities(store: GraphStore, embedder: Embedder, mentions: list[str], *,
+                  min_similarity: float | None = None) -> tuple[list[Entity], dict[str, list[Entity]]]:
     """Each mention to the store's best match: name search proposes (exact, normalised,
     prefix, substring), and the match kind plus the embedding similarity of mention and
-    name decides. Every candidate is kept for the trace."""
+    name decides. With `min_similarity`, a mention whose best match is less alike than
+    that (cosine of the two names' embeddings) links to nothing: a guessed name the graph
+    lacks ("Orson Welles") must not stand for whatever shares a word with it. Every
+    candidate is kept for the trace."""
     chosen: list[Entity] = []
     candidates: dict[str, list[Entity]] = {}
     for mention in list(dict.fromkeys(m.strip() for m in mentions))[:MAX_MENTIONS]:
@@ -329,7 +333,8 @@ def link_entities(store: GraphStore, embedder: Embedder, mentions: list[str]) ->
         vectors = embedder.encode([mention, *(m.name for m in matches)])
         similarity = vectors[1:] @ vectors[0]
         best = max(range(len(matches)), key=lambda i: (matches[i].score + float(similarity[i]), -i))
-        chosen.append(Entity(id=matches[best].id, name=matches[best].name))
+        if min_similarity is None or float(similarity[best]) >= min_similarity:
+            chosen.append(Entity(id=matches[best].id, name=matches[best].name))
     return _unique(chosen), candidates
 
 

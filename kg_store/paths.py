@@ -288,8 +288,10 @@ def connect(source: NeighborCache, seeds: Sequence[str], targets: Sequence[str],
     if not targets or not seeds:
         return Exploration([], {})
     ahead = (depth + 1) // 2
-    forward = explore(source, seeds, depth=ahead, max_frontier=max_frontier, through_unnamed=False)
-    backward = explore(source, targets, depth=depth - ahead, max_frontier=max_frontier, through_unnamed=False)
+    # Hops are counted as phase 1 counts them: a step onto unnamed nodes (a CVT) and the
+    # step on from them are one hop.
+    forward = explore(source, seeds, depth=ahead, max_frontier=max_frontier)
+    backward = explore(source, targets, depth=depth - ahead, max_frontier=max_frontier)
     meets: dict[str, list[PathGroup]] = defaultdict(list)  # entity -> the target-side groups that reach it
     for group in backward.groups:
         for entity in group.hops[-1]:

@@ -249,3 +249,47 @@ def test_phase_three_expands_phase_twos_paths_too(embedder: Embedder) -> None:
     assert {c.seed for c in update["candidates"]} == {"Nijmegen", "France"}
     assert any(c.text == "France -> borders -> Germany -> continent -> Europe" for c in update["candidates"])
     assert update["expanded"] == ["Germany", "Weeze Airport"]
+
+
+def test_a_guess_links_only_to_a_name_alike_enough(embedder: Embedder) -> None:
+    """Phase 2 linked a guessed name to any entity the name search proposed: "Tom" (no
+    such entity) stood for Tom Hanks."""
+    from agent.linking import link_entities
+
+    store = film_store()
+    assert [e.id for e in link_entities(store, embedder, ["Tom"])[0]] == ["Tom Hanks"]  # no threshold: anything
+    assert link_entities(store, embedder, ["Tom"], min_similarity=PoGConfig().guess_link_similarity)[0] == []
+    assert [e.id for e in link_entities(store, embedder, ["tom hanks"],
+                                        min_similarity=PoGConfig().guess_link_similarity)[0]] == ["Tom Hanks"]
+
+
+def test_the_bidirectional_search_counts_a_cvt_hop_once_as_phase_one_does() -> None:
+    """Tom Hanks -> film.actor.film -> (performance) -> film.performance.film -> Forrest
+    Gump is one hop to phase 1; phase 2's search counted it as two, so at D_max = 1 the
+    guess was never joined."""
+    joined = connect(NeighborCache(film_store()), ["m.hanks"], ["m.gump"], depth=1)
+    assert [[s.relation for s in g.chain] for g in joined.groups] == [["film.actor.film", "film.performance.film"]]
+
+
+def test_phase_ones_paths_are_scored_again_when_the_indicator_changes(embedder: Embedder) -> None:
+    """Phase 2 replaces the indicator with the model's reasoning chains; the answer compared
+    phase 1's best path, scored under the old indicator, with later paths scored under the
+    new one."""
+    from langgraph.runtime import Runtime
+
+    from agent.pog.pruning import prune_paths
+    from agent.pog.scoring import PathScorer
+    from agent.pog.state import PathCandidate
+
+    topic = PathCandidate(seed="Big", steps=[("directed_by", True)], hops=[["Penny Marshall"]], phase="topic",
+                          text="Big -> directed_by -> Penny Marshall", score=9.0)
+    later = PathCandidate(seed="Big", steps=[("release_year", True)], hops=[["1988"]], phase="supplement",
+                          text="Big -> release_year -> 1988")
+    state = {"question": "when was Big released", "phase": "supplement", "indicator": "Big -> release year -> answer",
+             "topics": [Entity(id="Big", name="Big")], "names": {"Big": "Big", "Penny Marshall": "Penny Marshall",
+                                                                  "1988": "1988"},
+             "candidates": [later], "topic_kept": [topic]}
+    context = PoGContext(film_store(), FakeLLM(lambda messages: ""), embedder, PoGConfig())
+    update = prune_paths(state, Runtime(context=context))
+    expected = PathScorer.for_state(embedder, context.config.weights, state).rank([topic])[0].score
+    assert update["topic_kept"][0].score == expected != 9.0

@@ -123,6 +123,10 @@ class PoGConfig(BaseModel):
         "the ends of paths within D_max of the topic entities; linked: the paper's, the guesses (with the model's "
         "reasoning chains, the new indicator) linked to graph entities and joined to the topic entities by a "
         "bidirectional search within D_max.")
+    guess_link_similarity: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="The linked phase 2: how alike (cosine of the name embeddings) a "
+        "guessed answer and a graph entity's name must be for the guess to link to it; a guess the graph lacks links "
+        "to nothing rather than to whatever shares a word with it.")
     expand: bool = Field(default=True, description="Phase 3: one more hop from the kept paths' entities.")
     expand_rounds: int = Field(default=1, ge=1, le=4, description="Phase 3 repeats, one hop further from the last "
                                "round's kept paths, while the answer is not sufficient (the paper: until the depth "

@@ -94,7 +94,7 @@ def supplement_from_linked_guesses(state: PoGState, runtime: Runtime[PoGContext]
         schema=Supplement, temperature=config.explore_temperature, max_tokens=256)
     supplement: Supplement = reply.parsed or Supplement()
     predicted = [p.strip() for p in supplement.predictions if isinstance(p, str) and normalize(p)][:3]
-    guessed, _ = link_entities(ctx.store, ctx.embedder, predicted)
+    guessed, _ = link_entities(ctx.store, ctx.embedder, predicted, min_similarity=config.guess_link_similarity)
     topic_ids = [t.id for t in topics]
     joined = connect(ctx.neighbours, topic_ids, [g.id for g in guessed], depth=config.max_depth,
                      max_frontier=config.max_frontier)

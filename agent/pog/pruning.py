@@ -46,6 +46,11 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     update: Update = {"candidates": candidates, "kept": kept, "pruning_steps": steps}
     if state.get("phase") == "topic":  # what phase 3 expands and the last resort answers from
         update["topic_kept"] = kept
+    elif state.get("topic_kept"):
+        # Scored again by this scorer (phase 2 may have replaced the indicator), so that the
+        # answer compares phase 1's best with these paths on one scale.
+        rescored = {c.key: c for c in scorer.rank(state["topic_kept"])}
+        update["topic_kept"] = [rescored[c.key] for c in state["topic_kept"]]
     # The state keeps the names its paths need, not the whole walk's.
     needed = _entities(candidates, state.get("topic_kept") or [], kept)
     all_names = state.get("names") or {}
