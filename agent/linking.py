@@ -45,9 +45,13 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     topics, candidates = link_entities(store, embedder, _BRACKETED.findall(question))
     if topics:
         return topics, candidates
-    links = link_question(store, question)
-    if links:  # the best; the rest (names it shares included) stay candidates for the trace
-        return [Entity(id=links[0].id, name=links[0].name)], {links[0].span: [Entity(id=k.id, name=k.name) for k in links]}
+    links = link_question(store, question, limit=10)
+    if links:  # every topic it names; the other candidates (names they share included) stay for the trace
+        chosen = topics_named(links)
+        candidates = {links[0].span: [Entity(id=k.id, name=k.name) for k in links]}
+        for link in chosen[1:]:
+            candidates.setdefault(link.span, [Entity(id=link.id, name=link.name)])
+        return [Entity(id=k.id, name=k.name) for k in chosen], candidates
     topics, candidates = link_entities(store, embedder, [m for m in mentions() if isinstance(m, str) and m.strip()])
     if not topics:  # the model named nothing the store knows: try the question's capitalised names
         topics, candidates = link_entities(store, embedder, capitalised_spans(question))
@@ -159,6 +163,26 @@ def link_question(store: GraphStore, question: str, limit: int = 5) -> list[Link
         return []
     degrees = store.degrees(list(found))
     return sorted((replace(link, degree=degrees.get(link.id, 0)) for link in found.values()), key=_rank)[:limit]
+
+
+def topics_named(links: Sequence[Link]) -> list[Link]:
+    """The topic entities a question names, from `link_question`'s ranking: the best link,
+    and each further one that reads as another name in the question: an entity's whole
+    name, at full strength (not the asked-for kind, not a relation's word), written with a
+    capital or of two content words or more, and sharing no word with a name already
+    taken ("which films did tom hanks make with meg ryan": Tom Hanks and Meg Ryan, not
+    "Ryan"). PoG is built for several topics: their paths are joined where they meet."""
+    chosen: list[Link] = []
+    taken: set[str] = set()
+    for link in links:
+        words = set(_content_words(link.span))
+        if chosen and not (link.whole and link.strength >= 1.0 and (link.capitalised or len(words) >= 2)):
+            continue
+        if words & taken:
+            continue
+        chosen.append(link)
+        taken |= words
+    return chosen
 
 
 def _lookups(question: str) -> Iterator[tuple[str, str, bool]]:

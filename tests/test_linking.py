@@ -135,3 +135,31 @@ def test_another_spelling_of_a_relation_word_in_a_name_is_not_its_mention() -> N
     assert question[slice(*mention_span(question, "Marriage"))] == "married"  # what the vocabulary prevents
     other = "where was the prophet mohammed from?"  # a respelt name word that is no relation's
     assert other[slice(*mention_span(other, "Muhammad", vocabulary))] == "mohammed"
+
+
+def test_every_topic_a_typed_question_names_is_kept() -> None:
+    """`link_question` kept one topic, which undid PoG's several-topic design for every
+    chat and `--link` question asked without brackets."""
+    from agent.linking import link_question, topics_named
+    from tests.pog_fixture import film_store
+
+    store = film_store()
+    for question in ("which films did Tom Hanks make with Kevin Bacon", "which films did tom hanks make with kevin bacon"):
+        assert [k.name for k in topics_named(link_question(store, question, limit=10))] == ["Tom Hanks", "Kevin Bacon"]
+    # a part of a taken name, or a common word that is some entity's name, is no second topic
+    assert [k.name for k in topics_named(link_question(store, "which drama films did Tom Hanks star in"))] == [
+        "Tom Hanks"]
+
+
+def test_a_question_naming_two_topics_is_answered_where_their_paths_meet() -> None:
+    from agent.embeddings import Embedder
+    from agent.pog.config import PoGConfig
+    from agent.pog.context import PoGContext
+    from agent.pog.graph import run_question
+    from tests.pog_fixture import analysis, film_store, scripted
+
+    llm = scripted(analyse=analysis(1), answer="ans: Apollo 13")
+    context = PoGContext(film_store(), llm, Embedder(), PoGConfig())
+    state = run_question(context, "which films did Tom Hanks make with Kevin Bacon", [])
+    assert [t.id for t in state["topics"]] == ["Tom Hanks", "Kevin Bacon"]
+    assert state["answers"] == ["Apollo 13"] and state["answer_path"].joins
