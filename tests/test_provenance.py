@@ -143,3 +143,25 @@ def test_kgqa_ask_json_tells_the_truth_about_an_invented_name(kb: Path, tmp_path
     assert_claims_true(turn)
     shown = invoke("ask", "what year was [Splash] released", "--store", store, "--preset", preset, env=env)
     assert shown.exit_code == 0 and turn["why"] in shown.output.replace("\n", " ")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_chat_and_serve_tell_the_truth_about_an_invented_name(tmp_path: Path, embedder: Embedder,
+                                                              preset: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from agent.chat.context import ChatContext
+    from agent.chat.graph import build_chat_graph
+    from kgqa.web.app import create_app
+
+    context = ChatContext(PoGContext(film_store(), inventing_model(), embedder, PoGConfig(preset=preset)),
+                          trace_dir=tmp_path / "traces")
+    graph = build_chat_graph()
+    state = graph.invoke({"message": "what year was Splash released"}, {"configurable": {"thread_id": "t"}},
+                         context=context)
+    assert_claims_true(state["turns"][-1])
+    served = TestClient(create_app(graph, context)).post("/api/ask", json={"question": "what year was Splash released"})
+    assert served.status_code == 200
+    body = served.json()
+    assert INVENTED not in body["answers"] or body["source"] == "llm"
+    assert body["why"] and ("sufficient" in body and "decided_by" in body)

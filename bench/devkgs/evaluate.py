@@ -40,6 +40,7 @@ KINDS = sorted({kind for sets in SETS.values() for kind in sets})
 RUNS = {
     "pog-nomem": ["--pipeline", "pog"],
     "pog-synth": ["--pipeline", "pog", "--path-memory", "{memory}"],
+    "pog-paper": ["--pipeline", "pog", "--preset", "paper"],  # PoG as the paper describes it, no memory
     "cosine-triples": ["--pipeline", "cosine-triples"],
     "llm-only": ["--pipeline", "llm-only"],
 }
