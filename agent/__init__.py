@@ -6,6 +6,24 @@
     state = graph.invoke({"question": "who directed Big?"}, context=PoGContext(store, llm, embedder, settings.pog))
 
 Exports load on first use (langgraph and torch are not needed to import the package).
+
+Layers, bottom to top; a module imports only from its own unit and the layers below
+(`tests/test_layers.py` fails on an upward import):
+
+1. `answers` (names matched and answers read from replies, the result a pipeline
+   returns), `events` (node events), `process` and `exec_with_death_signal` (child
+   processes), `minilm` (the embedding model's weights);
+2. `llm` (model clients), `embeddings`;
+3. `linking`: names in questions to graph entities;
+4. `optional`: the optional nodes' machinery (GraphRAG-FI, path pooling, KG-Scout);
+5. `pog`, `triples`: the two agents, each a LangGraph state machine;
+6. `pipelines`: agents and baselines behind one interface, as `kgqa eval` runs them;
+7. `traces`: a question run's trace document;
+8. `answer`: one question answered for a person, with its evidence and trace;
+9. `chat`: conversations with follow-up questions;
+10. `settings`: the one settings object;
+11. `assembly`: stores, models, contexts and pipelines built from the settings;
+12. `evaluation`: batch runs, metrics, reports.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One settings object for the whole system: defaults < environment (KGQA_*) < CLI flags.
-It lives in the library, which opens stores and models from it (`agent.factory`); the
+It lives in the library, which opens stores and models from it (`agent.assembly.context`); the
 command line only puts its flags on top (`kgqa.cli.common.settings_from`)."""
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.evaluation.metrics import names_match, names_only_the_question
+from agent.answers import PipelineResult, names_match, names_only_the_question
 from agent.llm.base import Usage
-from agent.pipelines.base import PipelineResult
 from agent.pog.state import ANSWER_REASONS
 from loaders.questions import Question
 

@@ -17,10 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
-from agent.evaluation.harness import select
 from kg_store import open_store
 from kg_store.paths import Exploration, NeighborCache, explore
-from loaders.questions import read_questions
+from loaders.questions import read_questions, select
 
 
 def main() -> None:

@@ -20,10 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.evaluation.harness import select
 from agent.linking import link_question
 from kg_store import open_store
-from loaders.questions import read_questions
+from loaders.questions import read_questions, select
 
 
 def main() -> None:

@@ -21,13 +21,12 @@ import json
 from pathlib import Path
 
 from agent.embeddings import Embedder
-from agent.evaluation.harness import select
 from agent.linking import Entity
 from agent.pog.analysis import masked_topics, memory_prior
 from agent.pog.config import PoGConfig
 from agent.pog.memory import PathMemory, read_entries
 from kg_store import open_store
-from loaders.questions import question_group, read_questions
+from loaders.questions import question_group, read_questions, select
 
 ROOT = Path(__file__).resolve().parent.parent
 METAQA = ROOT.parent / "shared" / "data" / "metaqa"

@@ -26,14 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent.answers import normalize
 from agent.embeddings import Embedder
-from agent.evaluation.harness import select
-from agent.evaluation.metrics import normalize
 from agent.optional.kg_scout.features import candidates_for
 from agent.optional.kg_scout.reward import shortest_paths
 from agent.optional.path_pooling import pool_scores
 from kg_store import open_store
-from loaders.questions import read_questions
+from loaders.questions import read_questions, select
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ from kgqa.settings import Settings
 from kgqa.cli.ask import DEMO_MEMORY
 from agent.answer import answer_question
 from agent.embeddings import Embedder
-from agent.factory import pog_context
+from agent.assembly.context import pog_context
 from agent.llm.starting import StartingLLM
 from agent.pog.memory import PathMemory
 from importlib import resources
@@ -65,7 +65,7 @@ with resources.as_file(resources.files("kgqa") / "data" / DEMO_MEMORY) as memory
 """,
     "model": """
 from kgqa.settings import Settings
-from agent.llm.factory import open_llm
+from agent.assembly.models import open_llm
 with open_llm(Settings(llm_cache=False)):
     pass
 """,

@@ -6,7 +6,7 @@ literals (escaped here) inside a ~4 KiB buffer (writes are cut by rendered size,
 batched small); no `IF NOT EXISTS` for indexes; no backtick inside a relationship type.
 Names: FalkorDB's own full-text index (RediSearch) on `Entity.name_norm`, created with no
 stop words, asked with every token as a prefix term.
-`kg_store.neo4j.open_bolt_store` opens this class when FalkorDB answers.
+`kg_store.registry.open_store` opens this class when FalkorDB answers on a Bolt URL.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ Cypher, so writes group rows by type and backtick-quote the type (backticks doub
 reads never paste a type: they filter with `type(r) IN $relations`.
 
 URL: `bolt://[user:password@]HOST:PORT[?database=NAME]` (also neo4j://, +s, +ssc).
-FalkorDB answers on a Bolt port too: `open_bolt_store` tells the two apart and opens
-`kg_store.falkordb.FalkorDBStore` (this class with FalkorDB's dialect) for it.
+FalkorDB answers on a Bolt port too: `kg_store.registry.open_store` tells the two apart
+and opens `kg_store.falkordb.FalkorDBStore` (this class with FalkorDB's dialect) for it.
 Names: a full-text (Lucene) index on the normalised names, `kgqa_entity_name_text`,
 whitespace analyzer (the names are normalised already); partial search asks it with every
 query token as a required prefix term, Lucene's special characters escaped, the query
@@ -27,25 +27,13 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction
-from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j import Driver
 
-from kg_store.base import DirectionFilter, GraphStore, check_reachable
-from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
+from kg_store.base import DirectionFilter, GraphStore
+from kg_store.bolt import bolt_target, run_query
 from kg_store.ids import check_id, normalize_name
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
-
-DRIVER_SETTINGS: dict[str, Any] = {
-    "connection_timeout": 10,
-    # Short: FalkorDB sometimes leaves a fresh handshake hanging, and the driver's default
-    # would wait 60 s before its retry.
-    "connection_acquisition_timeout": 5,
-    "max_connection_lifetime": 3600,
-    "max_transaction_retry_time": 15,
-}
-
 
 #: The full-text index of the normalised names.
 NAME_TEXT_INDEX = "kgqa_entity_name_text"
@@ -68,62 +56,6 @@ def quote_rel_type(relation: str) -> str:
     return "`" + check_id(relation).replace("`", "``") + "`"
 
 
-def bolt_target(url: str, user: str | None = None, password: str | None = None,
-                database: str | None = None) -> tuple[str, str | None, tuple[str, str] | None]:
-    """(driver URI without credentials, database, auth) from a store URL and overrides."""
-    parts = urlsplit(url)
-    netloc = parts.hostname or "localhost"
-    if parts.port:
-        netloc += f":{parts.port}"
-    uri = urlunsplit((parts.scheme, netloc, "", "", ""))
-    database = database or parse_qs(parts.query).get("database", [None])[0]
-    user = user or (unquote(parts.username) if parts.username else None)
-    password = password or (unquote(parts.password) if parts.password else None)
-    return uri, database, ((user, password or "") if user else None)
-
-
-def run_query(driver: Driver, database: str | None, uri: str, query: str, params: dict[str, Any], *,
-              write: bool = False) -> list[dict[str, Any]]:
-    """One query in a managed transaction, its rows as dicts; driver errors as store errors.
-    Managed rather than auto-commit for the driver's retries; the price, measured on FalkorDB
-    (interleaved, one-entity neighbours): p50 1.17 ms against 0.80 ms auto-commit, small
-    beside a model call."""
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-        return [record.data() for record in tx.run(query, params)]
-
-    try:
-        with driver.session(database=database) as session:
-            return session.execute_write(work) if write else session.execute_read(work)
-    except AuthError as exc:
-        raise StoreAuthError(f"the Bolt server at {uri} refused the credentials: {exc.message}") from exc
-    except (ServiceUnavailable, SessionExpired) as exc:
-        raise StoreUnavailable(f"cannot reach the Bolt server at {uri}: {exc}") from exc
-    except (Neo4jError, DriverError) as exc:
-        raise StoreQueryError(f"{uri}: query failed: {getattr(exc, 'message', None) or exc}") from exc
-
-
-def open_bolt_store(url: str, *, user: str | None = None, password: str | None = None, database: str | None = None,
-                    **kwargs: Any) -> Neo4jStore:
-    """Neo4j, or FalkorDB when that is what answers: it announces itself as "Neo4j/5.x" but
-    lacks dbms.components()."""
-    uri, database, auth = bolt_target(url, user, password, database)
-    target = urlsplit(uri)
-    check_reachable(target.hostname or "localhost", target.port or 7687, f"the Bolt server at {uri}")
-    driver = GraphDatabase.driver(uri, auth=auth, **DRIVER_SETTINGS)
-    try:
-        try:
-            run_query(driver, database, uri, "CALL dbms.components() YIELD name RETURN name", {})
-            store_class: type[Neo4jStore] = Neo4jStore
-        except StoreQueryError:
-            from kg_store.falkordb import FalkorDBStore
-
-            store_class = FalkorDBStore
-        return store_class(url, driver, database=database, **kwargs)
-    except BaseException:
-        driver.close()
-        raise
-
-
 class Neo4jStore(GraphStore):
     #: ids per read query (frontier batches)
     batch_size = 500
@@ -131,7 +63,7 @@ class Neo4jStore(GraphStore):
     write_batch_size = 5_000
 
     def __init__(self, url: str, driver: Driver, *, database: str | None = None, **kwargs: Any) -> None:
-        """Over an open driver (`open_bolt_store` makes one from the URL); closes it on close()."""
+        """Over an open driver (`kg_store.registry.open_store` makes one from the URL); closes it on close()."""
         super().__init__(url, **kwargs)
         self.uri, self.database = bolt_target(url)[0], database
         self._driver = driver

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES, GraphStore
+from kg_store.bolt import BoltOptions
 from kg_store.errors import UnknownStoreURL
 
 SCHEMES = ("oxigraph:", "sparql+http://", "sparql+https://", "bolt://", "bolt+s://", "bolt+ssc://",
@@ -29,11 +30,10 @@ def open_store(
     *,
     schema_prefixes: Sequence[str] = DEFAULT_SCHEMA_PREFIXES,
     read_only: bool = False,
-    neo4j_user: str | None = None,
-    neo4j_password: str | None = None,
-    neo4j_database: str | None = None,
+    bolt: BoltOptions | None = None,
 ) -> GraphStore:
-    """Open the store a URL names. Raises UnknownStoreURL or StoreUnavailable."""
+    """Open the store a URL names. `bolt`: credentials and database for a bolt:// URL
+    that does not carry them. Raises UnknownStoreURL or StoreUnavailable."""
     if url.startswith("oxigraph:"):
         from kg_store.oxigraph import OxigraphStore
 
@@ -43,13 +43,39 @@ def open_store(
 
         return SparqlStore(url, schema_prefixes=schema_prefixes)
     if url.startswith(("bolt", "neo4j")) and "://" in url:
-        from kg_store.neo4j import open_bolt_store
-
-        return open_bolt_store(
-            url, user=neo4j_user, password=neo4j_password, database=neo4j_database, schema_prefixes=schema_prefixes
-        )
+        return _open_bolt_store(url, bolt or BoltOptions(), schema_prefixes)
     if url == "memory:":
         from kg_store.memory import MemoryStore
 
         return MemoryStore(url, schema_prefixes=schema_prefixes)
     raise UnknownStoreURL(f"unknown store URL {url!r}: expected one of {', '.join(SCHEMES)}")
+
+
+def _open_bolt_store(url: str, options: BoltOptions, schema_prefixes: Sequence[str]) -> GraphStore:
+    """Neo4j, or FalkorDB when that is what answers: it announces itself as "Neo4j/5.x" but
+    lacks dbms.components()."""
+    from urllib.parse import urlsplit
+
+    from neo4j import GraphDatabase
+
+    from kg_store.base import check_reachable
+    from kg_store.bolt import DRIVER_SETTINGS, bolt_target, run_query
+    from kg_store.errors import StoreQueryError
+    from kg_store.neo4j import Neo4jStore
+
+    uri, database, auth = bolt_target(url, options.user, options.password, options.database)
+    target = urlsplit(uri)
+    check_reachable(target.hostname or "localhost", target.port or 7687, f"the Bolt server at {uri}")
+    driver = GraphDatabase.driver(uri, auth=auth, **DRIVER_SETTINGS)
+    try:
+        try:
+            run_query(driver, database, uri, "CALL dbms.components() YIELD name RETURN name", {})
+            store_class: type[Neo4jStore] = Neo4jStore
+        except StoreQueryError:
+            from kg_store.falkordb import FalkorDBStore
+
+            store_class = FalkorDBStore
+        return store_class(url, driver, database=database, schema_prefixes=schema_prefixes)
+    except BaseException:
+        driver.close()
+        raise

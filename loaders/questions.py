@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -203,3 +205,23 @@ def read_questions(path: Path, fmt: str) -> QuestionSet:
     if not path.is_file():
         raise FileNotFoundError(f"no such question file: {path}")
     return READERS[fmt](path)
+
+
+def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,
+           exclude: Collection[str] = frozenset(), shard: tuple[int, int] | None = None,
+           part: str | None = None) -> list[Question]:
+    """A fixed-seed sample and/or the first `limit` questions, in file order; questions
+    whose id is in `exclude`, or that are not in the development split's `part` ('tune'
+    or 'report', `split_part`), are removed before sampling.
+    `shard=(i, n)` keeps every n-th of those from the i-th on (1-based): n processes with
+    shards 1..n answer the selection together, each question once."""
+    chosen = [q for q in questions.questions if q.id not in exclude and (part is None or split_part(q) == part)]
+    if sample is not None and sample < len(chosen):
+        keep = set(random.Random(seed).sample(range(len(chosen)), sample))
+        chosen = [q for i, q in enumerate(chosen) if i in keep]
+    if limit is not None:
+        chosen = chosen[:limit]
+    if shard is not None:
+        index, count = shard
+        chosen = chosen[index - 1 :: count]
+    return chosen

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from kg_store import GraphStore, open_store
+from kg_store.bolt import BoltOptions
 
 # The `endpoint` fixture: a scripted OpenAI-compatible server.
 pytest_plugins = ["tests.scripted_endpoint"]
@@ -89,7 +90,7 @@ def _store_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
 
 
 def open_test_store(url: str) -> GraphStore:
-    return open_store(url, neo4j_user=os.environ.get("NEO4J_USER"), neo4j_password=os.environ.get("NEO4J_PASSWORD"))
+    return open_store(url, bolt=BoltOptions(os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD")))
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

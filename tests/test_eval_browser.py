@@ -15,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.embeddings import Embedder
-from agent.evaluation.browser import RunPages, compare_page, histogram_svg, run_page
 from agent.evaluation.metrics import answer_scores
 from agent.pipelines.pog import PoGPipeline, result_of
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
 from agent.traces import answer_verdict, depth_verdict, trace_document, write_trace
 from kgqa.cli import app
+from kgqa.eval_browser import RunPages, compare_page, histogram_svg, run_page
 from kgqa.traces.page import trace_page
 from loaders.questions import Question, TopicEntity
 from tests.pog_fixture import analysis, film_store, scripted
@@ -283,7 +283,7 @@ def test_compare_page_filters_won_and_lost_in_chromium(runs, tmp_path, browser) 
 def test_a_rows_badge_says_why_and_marks_a_fallback() -> None:
     """The browser shows what the answer claims: its source, the rule that gave it (on
     hover) and, where nothing was judged sufficient, that it is a fallback."""
-    from agent.evaluation.browser import _answer_by
+    from kgqa.eval_browser import _answer_by
 
     row = {"details": {"source": "kg", "answer_reason": "fallback_best_path", "decided_by": "fallback"}}
     badge = _answer_by(row, None)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.assembly.context import chat_context, model_in_background, open_settings_store, pog_context, warm_up
 from agent.embeddings import Embedder
-from agent.factory import chat_context, model_in_background, open_settings_store, pog_context, warm_up
 from agent.llm import FakeLLM
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
@@ -65,7 +65,7 @@ def test_leaving_while_the_model_starts_abandons_the_start_rather_than_waiting_f
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Ctrl-C during `kgqa demo`'s start-up: the start (join, server, a wait of seconds for it
     # to answer) must give up and stop its server, not be waited for to its end.
-    import agent.llm.factory
+    import agent.assembly.models
 
     heard: list[str] = []
 
@@ -77,7 +77,7 @@ def test_leaving_while_the_model_starts_abandons_the_start_rather_than_waiting_f
         raise RuntimeError("the start gave up")
         yield FakeLLM([])  # unreachable: the start never ends well here
 
-    monkeypatch.setattr(agent.llm.factory, "open_llm", slow_start)
+    monkeypatch.setattr(agent.assembly.models, "open_llm", slow_start)
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt), model_in_background(Settings(data_dir=tmp_path)):
         raise KeyboardInterrupt

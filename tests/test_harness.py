@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished, select
+from agent.answers import PipelineResult
+from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished
 from agent.llm import FakeLLM
 from agent.llm.base import LLMTimeout, LLMUnavailable
-from agent.pipelines.base import PipelineResult
 from agent.pipelines.llm_only import LLMOnlyPipeline
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
-from loaders.questions import Gold, Question, QuestionSet, TopicEntity
+from loaders.questions import Gold, Question, QuestionSet, TopicEntity, select
 
 QUESTIONS = [Question(f"q{i}", f"question number {i}?", (TopicEntity("Movie A", "Movie A"),)) for i in range(5)]
 GOLD = {f"q{i}": Gold(f"q{i}", (f"Answer {i}",)) for i in range(5)}

@@ -167,7 +167,7 @@ def require_local_model() -> None:
 @pytest.mark.llm
 def test_the_embedded_model_answers(tmp_path: Path) -> None:
     require_local_model()
-    from agent.llm.factory import open_llm
+    from agent.assembly.models import open_llm
     from kgqa.settings import Settings
 
     question: list[Message] = [{"role": "user", "content": "What is the capital of France? One word."}]
@@ -191,7 +191,7 @@ def test_the_embedded_model_fills_a_schema(tmp_path: Path, mode: str) -> None:
     require_local_model()
     from pydantic import BaseModel
 
-    from agent.llm.factory import open_llm
+    from agent.assembly.models import open_llm
     from kgqa.settings import Settings
 
     class People(BaseModel):
@@ -211,8 +211,8 @@ def test_cosine_triples_with_the_real_model_answers_metaqa_questions(tmp_path: P
     require_local_model()
     from importlib import resources
 
+    from agent.assembly.models import open_llm
     from agent.embeddings import Embedder
-    from agent.llm.factory import open_llm
     from agent.pipelines.cosine_triples import CosineTriplesPipeline
     from kg_store.memory import MemoryStore
     from kgqa.settings import Settings
@@ -244,8 +244,8 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
     from importlib import resources
 
     from agent import PoGConfig
+    from agent.assembly.models import open_llm
     from agent.embeddings import Embedder
-    from agent.llm.factory import open_llm
     from agent.pipelines.pog import PoGPipeline
     from agent.pog.context import PoGContext
     from kg_store.memory import MemoryStore
@@ -307,7 +307,7 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
 def server_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The command lines `open_llm` starts the embedded servers with under the current
     environment (nothing is started)."""
-    from agent.llm import factory
+    from agent.assembly import models
     from kgqa.settings import Settings
 
     started: list[list[str]] = []
@@ -319,9 +319,9 @@ def server_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[lis
         def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
             raise RuntimeError("recorded")
 
-    monkeypatch.setattr(factory, "assemble", lambda model, cache, on_joined=None: tmp_path / "model.gguf")
-    monkeypatch.setattr(factory, "LocalLlamaServer", Recorder)
-    with pytest.raises(RuntimeError, match="recorded"), factory.open_llm(Settings(data_dir=tmp_path)):
+    monkeypatch.setattr(models, "assemble", lambda model, cache, on_joined=None: tmp_path / "model.gguf")
+    monkeypatch.setattr(models, "LocalLlamaServer", Recorder)
+    with pytest.raises(RuntimeError, match="recorded"), models.open_llm(Settings(data_dir=tmp_path)):
         pass
     return started
 
@@ -335,9 +335,9 @@ def test_copies_of_the_model_share_the_cores_for_generation_and_prompt_reading(
     """KGQA_LLM_SERVERS=2 starts two servers; each must cap both thread counts at its
     share of the cores (prompt reading defaults to all of them: two copies then
     oversubscribed two cores and ran 2.4x slower than one)."""
-    from agent.llm import factory
+    from agent.assembly import models
 
-    monkeypatch.setattr(factory, "server_threads", lambda: 4)
+    monkeypatch.setattr(models, "server_threads", lambda: 4)
     monkeypatch.setenv("KGQA_LLM_SERVERS", "2")
     commands = server_commands(tmp_path, monkeypatch)
     assert len(commands) == 2
@@ -374,13 +374,13 @@ def test_the_server_keeps_per_token_logits_only_for_fi_integration(tmp_path: Pat
 
 def test_the_weights_join_is_reported_on_first_use_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # `kgqa demo` shows "model weights ready" as its own start-up step, before the server's.
-    from agent.llm import factory
+    from agent.assembly import models
     from kgqa.settings import Settings
 
     chunks = [b"GGUF" + b"w" * 100, b"x" * 50]
     fake_parts(tmp_path / "site", chunks)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.setitem(factory.MODELS, "qwen-0.5b", model_for(chunks))
+    monkeypatch.setitem(models.MODELS, "qwen-0.5b", model_for(chunks))
 
     class Unstarted(LocalLlamaServer):  # the join is what is tested: no server
         def launch(self, exclude_ports: object = ()) -> None:
@@ -389,10 +389,10 @@ def test_the_weights_join_is_reported_on_first_use_only(tmp_path: Path, monkeypa
         def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
             raise RuntimeError("no server here")
 
-    monkeypatch.setattr(factory, "LocalLlamaServer", Unstarted)
+    monkeypatch.setattr(models, "LocalLlamaServer", Unstarted)
     steps: list[str] = []
     for _ in range(2):
-        with pytest.raises(RuntimeError, match="no server"), factory.open_llm(
+        with pytest.raises(RuntimeError, match="no server"), models.open_llm(
                 Settings(data_dir=tmp_path / "data"), on_weights_joined=lambda: steps.append("weights joined")):
             pass
     assert steps == ["weights joined", "server launched", "server launched"]

@@ -101,8 +101,7 @@ def test_the_development_split_is_fixed_and_about_half_and_half(tmp_path: Path) 
 
 
 def test_eval_selects_one_part_of_the_split(tmp_path: Path) -> None:
-    from agent.evaluation.harness import select
-    from loaders.questions import split_part
+    from loaders.questions import select, split_part
 
     path = tmp_path / "qa_dev_1hop.txt"
     path.write_text("".join(f"question number {i} about [X]\tanswer\n" for i in range(40)))

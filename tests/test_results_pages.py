@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.results_pages import SpecError, Table, check, load_spec, write
+from kgqa.results_pages import SpecError, Table, check, load_spec, write
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "results/2026-11-24/pog-metaqa-3hop-base.jsonl.gz"

@@ -27,7 +27,7 @@ def build_chat_graph(*, checkpointer: Any = None, default_context: Callable[[], 
     `thread_id` in the config. Pass a checkpointer (e.g. SQLite) to keep threads, and
     `default_context` for runs that bring no context (LangGraph's server). The schemas
     default to ChatContext and the whole state; LangGraph's server declares its own
-    (`agent.studio`)."""
+    (`kgqa.studio`)."""
     graph = StateGraph(ChatState, context_schema=context_schema, input_schema=input_schema, output_schema=output_schema)
     for name, node in (("resolve_turn", resolve_turn), ("answer_turn", answer_turn)):
         graph.add_node(name, node if default_context is None else with_default_context(node, default_context))

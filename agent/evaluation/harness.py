@@ -9,47 +9,28 @@ import gzip
 import hashlib
 import json
 import os
-import random
 import re
 import statistics
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.answers import PipelineResult
 from agent.evaluation import metrics
 from agent.llm.base import LLMClient, LLMTimeout, LLMUnavailable, ModelNotFound, Usage
-from agent.pipelines.base import Pipeline, PipelineResult
+from agent.pipelines.base import Pipeline
 from agent.traces import trace_document, write_trace
-from loaders.questions import Gold, Question, QuestionSet, split_part
+from kg_store.errors import InputError, KGQAError
+from loaders.questions import Gold, Question
 
 SUMMARY_KEYS = (
     "n", "hits1", "hit", "f1", "coverage", "lenient_em", "llm_calls_avg", "prompt_tokens_avg",
     "completion_tokens_avg", "seconds_p50", "seconds_p95", "pipeline", "model", "store",
 )
-
-
-def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,
-           exclude: Collection[str] = frozenset(), shard: tuple[int, int] | None = None,
-           part: str | None = None) -> list[Question]:
-    """A fixed-seed sample and/or the first `limit` questions, in file order; questions
-    whose id is in `exclude`, or that are not in the development split's `part` ('tune'
-    or 'report', `loaders.questions.split_part`), are removed before sampling.
-    `shard=(i, n)` keeps every n-th of those from the i-th on (1-based): n processes with
-    shards 1..n answer the selection together, each question once."""
-    chosen = [q for q in questions.questions if q.id not in exclude and (part is None or split_part(q) == part)]
-    if sample is not None and sample < len(chosen):
-        keep = set(random.Random(seed).sample(range(len(chosen)), sample))
-        chosen = [q for i, q in enumerate(chosen) if i in keep]
-    if limit is not None:
-        chosen = chosen[:limit]
-    if shard is not None:
-        index, count = shard
-        chosen = chosen[index - 1 :: count]
-    return chosen
 
 
 def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
@@ -58,7 +39,7 @@ def score(result: PipelineResult, gold: Gold) -> dict[str, float | None]:
     return {**metrics.answer_scores(result.predictions, answers, result.raw_output), "coverage": coverage}
 
 
-class NotResults(ValueError):
+class NotResults(InputError):
     """A file given as results that is not a results file."""
 
 
@@ -124,7 +105,7 @@ def tidy_results(out_path: Path, keep: dict[str, dict]) -> None:
     os.replace(tidy, out_path)
 
 
-class ResultsInUse(Exception):
+class ResultsInUse(KGQAError):
     """Another process is writing the same results file."""
 
 

@@ -1,7 +1,7 @@
 """KGQA metrics in the RoG / GNN-RAG convention, so figures compare with published ones.
 
-normalize: the store's own name normalisation (`kg_store.ids.normalize_name`: lowercase,
-accents and punctuation gone, so "Amelie" is "Amélie"), then the articles a/an/the dropped.
+Names are normalised by `agent.answers.normalize` (the store's own normalisation: lowercase,
+accents and punctuation gone, so "Amelie" is "Amélie"; then the articles a/an/the dropped).
 A predicted answer *matches* a gold answer when they are the same name once normalised,
 or the prediction is a list ("the Eiffel Tower, Paris") with the gold as one whole item:
 whole names at token boundaries, so gold `r` never matches "French" and gold "Music"
@@ -12,51 +12,10 @@ Every metric is per question; averages use the full question count.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from kg_store.ids import normalize_name
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_SPACES = re.compile(r"\s+")
-
-
-@functools.lru_cache(maxsize=200_000)  # pure, and scoring compares the same few names thousands of times
-def normalize(text: str) -> str:
-    text = normalize_name(text).replace("_", " ")  # "_" is a word character to the store's search
-    return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
-
-
-# A name the LLM writes matches an entity when their normalised forms are equal, or one
-# contains the other and the shorter has at least this many characters ("Forrest Gump"
-# for "Forrest Gump (film)"; never "a" for "Casablanca").
-MIN_CONTAINED = 4
-
-
-def names_match(said: str, name: str | None) -> bool:
-    """How the agent matches a name the model wrote to an entity's name (and a trace reader
-    the model's names to the final answers)."""
-    if not name:
-        return False
-    a, b = normalize(said), normalize(name)
-    if not a or not b:
-        return False
-    shorter, longer = sorted((a, b), key=len)
-    return a == b or (len(shorter) >= MIN_CONTAINED and f" {shorter} " in f" {longer} ")
-
-
-def named_in(question: str, name: str | None) -> bool:
-    """Whether the question names `name`: its normalised words, whole, in the question's."""
-    said = normalize(name or "")
-    return bool(said) and f" {said} " in f" {normalize(question)} "
-
-
-def names_only_the_question(said: list[str], question: str) -> bool:
-    """Whether the model gave names and every one is one the question itself names
-    ("ans: Elia Suleiman" for "what did Elia Suleiman direct"): a reply that says nothing."""
-    return bool(said) and all(named_in(question, name) for name in said)
-
+from agent.answers import normalize
 
 _LIST_SEPARATORS = re.compile(r"[,;|/\n]")
 

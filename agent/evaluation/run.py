@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent.evaluation.harness import EvalRun, read_finished, select
-from agent.factory import open_settings_store
+from agent.assembly.context import open_settings_store
+from agent.evaluation.harness import EvalRun, read_finished
 from agent.settings import Settings
 from kg_store.errors import InputError
-from loaders.questions import Gold, Question, read_questions
+from loaders.questions import Gold, Question, read_questions, select
 from loaders.records import MalformedInput
 
 
@@ -72,8 +72,8 @@ def run_evaluation(settings: Settings, plan: EvalPlan,
     """Answer and score the plan's questions (`selection`, when the caller has already read
     them with `selected_questions`); `on_start(pipeline, already_done, total)` once, then
     `on_row(row)` as each question finishes. A rerun with the same `out_path` resumes."""
-    from agent.llm.factory import open_llm
-    from agent.pipelines.registry import make_pipeline
+    from agent.assembly.models import open_llm
+    from agent.assembly.pipelines import make_pipeline
 
     chosen, gold = selection or selected_questions(plan)
     with open_settings_store(settings, read_only=True) as store, open_llm(settings) as llm:

@@ -27,10 +27,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from agent.answers import normalize, read_answers
 from agent.embeddings import Embedder
-from agent.evaluation.metrics import normalize
 from agent.llm.base import LLMClient
-from agent.pipelines.base import read_answers
 from kg_store.errors import ConfigError
 from prompts import fitting_listing, render
 

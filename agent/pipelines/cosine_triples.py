@@ -4,10 +4,10 @@ by embedding cosine to the question, the top k in one prompt, one LLM call."""
 
 from __future__ import annotations
 
+from agent.answers import PipelineResult, read_answers
 from agent.embeddings import Embedder, cosine_rank
 from agent.linking import link_question
 from agent.llm.base import LLMClient
-from agent.pipelines.base import PipelineResult, read_answers
 from agent.pipelines.facts import facts_of
 from kg_store import GraphStore
 from loaders.questions import Question

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agent.answers import PipelineResult, read_answers
 from agent.llm.base import LLMClient
-from agent.pipelines.base import PipelineResult, read_answers
 from loaders.questions import Question
 from prompts import render
 

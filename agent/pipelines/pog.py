@@ -3,8 +3,9 @@ evidence paths and a trace out."""
 
 from __future__ import annotations
 
-from agent import PoGContext, build_graph, run_question
-from agent.pipelines.base import PipelineResult
+from agent.answers import PipelineResult
+from agent.pog.context import PoGContext
+from agent.pog.graph import build_graph, run_question
 from agent.pog.state import ANSWER_REASONS, Entity, PathCandidate, PoGState
 from kg_store import UNNAMED
 from loaders.questions import Question, question_group
@@ -16,7 +17,7 @@ class PoGPipeline:
     name = "pog"
 
     def __init__(self, context: PoGContext) -> None:
-        """Over a context as `agent.factory.pog_context` builds it from settings."""
+        """Over a context as `agent.assembly.context.pog_context` builds it from settings."""
         self.context = context
         self.graph = build_graph(context.config)
 

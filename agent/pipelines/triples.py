@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.answers import PipelineResult
 from agent.embeddings import Embedder
 from agent.linking import Entity
 from agent.llm.base import LLMClient
-from agent.pipelines.base import PipelineResult
 from agent.triples.config import TriplesConfig
 from agent.triples.context import TriplesContext
 from agent.triples.graph import build_graph, run_question

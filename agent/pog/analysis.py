@@ -8,8 +8,8 @@ import math
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from agent.answers import normalize
 from agent.embeddings import Embedder
-from agent.evaluation.metrics import normalize
 from agent.events import Update, traced
 from agent.linking import Entity, relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig

@@ -6,10 +6,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.evaluation.metrics import named_in, names_match, names_only_the_question, normalize
+from agent.answers import named_in, names_match, names_only_the_question, normalize, read_answers
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
-from agent.pipelines.base import read_answers
 from agent.pog.analysis import plan_text
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext

@@ -6,10 +6,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.evaluation.metrics import names_match, normalize
+from agent.answers import names_match, normalize, read_answers
 from agent.events import Update, traced
 from agent.linking import link_entities
-from agent.pipelines.base import read_answers
 from agent.pog.context import PoGContext
 from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer

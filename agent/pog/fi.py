@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.evaluation.metrics import names_match
+from agent.answers import names_match
 from agent.events import Update, traced
 from agent.optional.graphrag_fi import ScoredAnswer, answer_confidences, coarse_trace, filter_paths, integrate
 from agent.pog.context import PoGContext

@@ -72,7 +72,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     `run_question`); pass a LangGraph checkpointer to keep state per thread, and
     `default_context` for runs that bring no context (LangGraph's server). The schemas
     default to PoGContext and the whole state; LangGraph's server declares its own
-    (`agent.studio`)."""
+    (`kgqa.studio`)."""
     config: PoGConfig = getattr(settings, "pog", settings) or PoGConfig()
     graph = StateGraph(PoGState, context_schema=context_schema, input_schema=input_schema, output_schema=output_schema)
 

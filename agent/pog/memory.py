@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.answers import normalize
 from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
-from agent.evaluation.metrics import normalize
 from agent.linking import mention_span, relation_vocabulary
 from agent.pog.paths import asked_words, asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PoGState, PriorChain, StepTuple

@@ -17,9 +17,9 @@ from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
 from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
+from agent.optional.triple_scoring import CosineScorer
 from agent.pog.context import PoGContext
 from agent.pog.state import PathCandidate, PoGState
-from agent.triples.scorers import CosineScorer
 from kg_store import Triple
 from kg_store.paths import NeighborCache
 

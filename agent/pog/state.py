@@ -25,15 +25,15 @@ DecidedBy = Literal["model", "memory", "structure", "fallback"]
 # reader is told.
 ANSWER_REASONS: dict[str, tuple[DecidedBy, str]] = {
     "named_path_end": ("model", "the model named the end of a path ranked near the best"),
-    "named_chain_middle": ("structure", "the model named the middle of a chain the ranking put first, so the "
-                           "chain's end answers"),
+    "named_chain_middle": ("structure", ("the model named the middle of a chain the ranking put first, so the "
+                           "chain's end answers")),
     "judged_value": ("model", "the model judged the paths sufficient and named a value a path holds"),
     "memory_trusts_best": ("memory", "the path memory trusts the best path, so its end answers"),
-    "best_over_named_lower": ("structure", "the model named the end of a path ranked far below the best, so the "
-                              "best path answers"),
+    "best_over_named_lower": ("structure", ("the model named the end of a path ranked far below the best, so the "
+                              "best path answers")),
     "named_inside_path": ("model", "the model named an entity inside a path"),
-    "named_only_question": ("fallback", "the model named nothing the question does not, so the best path's end "
-                            "answers"),
+    "named_only_question": ("fallback", ("the model named nothing the question does not, so the best path's end "
+                            "answers")),
     "knowledge_names_path_end": ("model", "the model answered from its own knowledge and a path holds its answer"),
     "model_knowledge": ("model", "the model's own answer: no path holds it"),
     "fallback_best_path": ("fallback", "no path was judged sufficient, so the best path's end answers"),

@@ -17,7 +17,7 @@ PLACEHOLDER = "<!-- cli-reference -->"
 
 
 def on_pre_build(config) -> None:
-    from agent.evaluation.results_pages import check
+    from kgqa.results_pages import check
 
     root = Path(config["config_file_path"]).resolve().parent
     for problem in check(root):

@@ -112,7 +112,7 @@ class DemoKG:
 def demo_kg(settings: Settings, store: str | None = None) -> Iterator[DemoKG]:
     """Start the demo's store: its first-use load shows its progress as soon as it starts,
     and runs until `.ready()` is awaited."""
-    from agent.factory import store_options
+    from agent.assembly.context import store_options
 
     url = store or settings.demo_store_url
     if in_memory(url):
@@ -151,7 +151,7 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
     request runs; each start-up step is shown as it ends. With `demo_store` ("" for the
     default place) the bundled demo KG (loaded on first use, in a child process meanwhile)
     and memory are used."""
-    from agent.factory import model_in_background
+    from agent.assembly.context import model_in_background
 
     if not text.strip():
         raise fail("the question is empty", 2)
@@ -168,8 +168,8 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
             # The agent's modules (about two seconds of imports) load on this core meanwhile.
             with interrupt_deferred():
                 from agent.answer import answer_question
+                from agent.assembly.context import pog_context
                 from agent.embeddings import Embedder
-                from agent.factory import pog_context
                 from agent.llm.starting import StartingLLM
                 from agent.pog.memory import PathMemory
 

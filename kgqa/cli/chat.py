@@ -72,9 +72,9 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
 
     from langgraph.checkpoint.sqlite import SqliteSaver
 
+    from agent.assembly.context import chat_context, model_in_background, warm_up
     from agent.chat.graph import build_chat_graph
     from agent.embeddings import Embedder
-    from agent.factory import chat_context, model_in_background, warm_up
     from agent.llm.base import LLMError
 
     with ExitStack() as stack:

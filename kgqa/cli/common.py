@@ -149,7 +149,7 @@ def _overlay(config: Model, flags: dict[str, object], what: str) -> Model | None
 @contextmanager
 def opened(settings: Settings, url: str | None = None, read_only: bool = False) -> Iterator[GraphStore]:
     """Open a store, turning every store error into a clear message and exit code 1."""
-    from agent.factory import open_settings_store
+    from agent.assembly.context import open_settings_store
 
     target = url or settings.store_url
     try:

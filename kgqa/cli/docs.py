@@ -24,8 +24,8 @@ def results_command(
 ) -> None:
     """Render the results pages (docs/results/*.md, docs/without-labels.md) from the files in
     results/, every row re-scored under today's metrics, as the spec lists them."""
-    from agent.evaluation.results_pages import SpecError, write
-    from agent.evaluation.results_pages import check as check_pages
+    from kgqa.results_pages import SpecError, write
+    from kgqa.results_pages import check as check_pages
 
     try:
         if check:

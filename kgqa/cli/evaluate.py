@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
+from agent.assembly.pipelines import PIPELINES
 from agent.optional.config import FIConfig, PoolingConfig
-from agent.pipelines.registry import PIPELINES
 from agent.triples.config import TriplesConfig
 from kg_store import InputError, StoreError
 from kgqa.cli.common import (
@@ -108,11 +108,11 @@ def eval_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question set against a live store and score it; results stream to JSONL."""
-    from agent.evaluation.browser import default_page
     from agent.evaluation.harness import ResultsInUse
     from agent.evaluation.report import write_report
     from agent.evaluation.run import EvalPlan, parse_shard, run_evaluation, selected_questions
     from agent.llm.base import LLMError
+    from kgqa.eval_browser import default_page
 
     settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset)
     settings = with_triples_flags(settings, {"scorer": scorer, "scorer_model": scorer_model, "top_k": top_k,
@@ -184,8 +184,8 @@ def compare_command(
     = None,
 ) -> None:
     """Hits@1 of each run against BASE on the questions both answered, and the questions lost and won."""
-    from agent.evaluation.browser import compare_page, default_page
     from agent.evaluation.compare import compare
+    from kgqa.eval_browser import compare_page, default_page
 
     if out_path is not None and len(runs) > 1:
         raise fail("--out names one page: give one RUN with it, or leave it out for a page beside each run", 2)
@@ -221,7 +221,7 @@ def report_command(
 ) -> None:
     """One self-contained page for a run: summary, accuracy by hop or type, time and cost
     distributions, and every question (prediction, gold, right or wrong) linking its trace page."""
-    from agent.evaluation.browser import default_page
+    from kgqa.eval_browser import default_page
 
     rows = list(_rows_of(results).values())
     console.print(f"wrote {_write_run_page(rows, results, out_path or default_page(results))}")
@@ -244,7 +244,7 @@ def _trace_pages(rows: list[dict], results: Path, folder: Path, page: Path):
 def _write_run_page(rows: list[dict], results: Path, page: Path, *, summary: dict | None = None,
                     command: str | None = None) -> Path:
     """The run's page, and its trace pages in `NAME.pages/` beside it."""
-    from agent.evaluation.browser import run_page
+    from kgqa.eval_browser import run_page
 
     pages = _trace_pages(rows, results, _pages_folder(page), page)
     _write_page(page, run_page(rows, name=str(results), pages=pages, summary=summary, command=command))

@@ -20,8 +20,8 @@ def llm_status(
 ) -> None:
     """Say which model runs (endpoint or embedded), whether its parts are in place, and,
     with --probe, whether it answers."""
+    from agent.assembly.models import open_llm
     from agent.llm.base import LLMError
-    from agent.llm.factory import open_llm
     from agent.llm.local import MODELS, LocalLlamaServer, LocalModelMissing, part_files
 
     settings = settings_from(llm=llm)

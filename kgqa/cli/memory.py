@@ -48,10 +48,9 @@ def memory_build(
 ) -> None:
     """Find, for each question, the relation path from its topic entities whose end entities
     are its gold answers, and remember (masked question, path). Answers are not stored."""
-    from agent.evaluation.harness import select
     from agent.pog.memory import MemoryEntry, build_memory
     from kg_store.paths import NeighborCache
-    from loaders.questions import guess_format, question_group, read_questions
+    from loaders.questions import guess_format, question_group, read_questions, select
 
     settings = settings_from(store)
     try:
@@ -108,7 +107,7 @@ def memory_synthesize(
     written as several questions (the LLM describes each relation from its name and
     example entities; plain templates fill in), topic masked. Entries are marked
     synthetic and hold no answers."""
-    from agent.llm.factory import open_llm
+    from agent.assembly.models import open_llm
     from agent.pog.synthesis import SynthesisOptions, synthesize
 
     settings = settings_from(store, llm)

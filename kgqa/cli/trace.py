@@ -12,7 +12,7 @@ import typer
 from kgqa.cli.common import JsonOpt, app, console, fail, out, print_json
 
 if TYPE_CHECKING:
-    from agent.evaluation.browser import RunPages
+    from kgqa.eval_browser import RunPages
 
 trace_app = typer.Typer(help="Inspect reasoning traces (JSON files written by ask --trace, chat and eval).",
                         no_args_is_help=True)
@@ -79,15 +79,15 @@ def diff(before: TraceArg, after: TraceArg, as_json: JsonOpt = False) -> None:
 
 
 def trace_pages(rows: list[dict], results: Path, folder: Path, page: Path) -> RunPages:
-    """Each row's trace (as `agent.evaluation.browser.trace_file_of` finds it) rendered as
+    """Each row's trace (as `kgqa.eval_browser.trace_file_of` finds it) rendered as
     its own page in `folder`, for the evaluation browser at `page` to link to (links are
     relative to the page's folder, so page and folder can move together). A trace that
     is missing or unreadable gets no page and its row no link."""
     import os
     from urllib.parse import quote
 
-    from agent.evaluation.browser import RunPages, trace_file_of
     from agent.traces import answer_verdict
+    from kgqa.eval_browser import RunPages, trace_file_of
     from kgqa.traces import TraceError, load_trace
     from kgqa.traces.page import trace_page
 

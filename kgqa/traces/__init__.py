@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.traces import TRACE_VERSION
+from kg_store.errors import InputError
 
 Trace = dict[str, Any]
 
 
-class TraceError(ValueError):
+class TraceError(InputError):
     """A file that is not a trace this version can read."""
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import torch
 
+from agent.answers import normalize
 from agent.embeddings import MODEL_ID, Embedder
-from agent.evaluation.metrics import normalize
 from agent.optional.kg_scout.features import Candidates, candidates_for
 from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacement
 from agent.optional.kg_scout.reward import Edge, reward, shortest_paths
@@ -71,7 +71,7 @@ def training_questions(paths: Sequence[Path], fmt: str, *, sample: int | None = 
     `kgqa eval --sample HELD_OUT_SAMPLE --seed HELD_OUT_SEED` evaluates on. Those are left
     out before sampling: samples with one seed share a prefix, so removing them afterwards
     would shrink the training set instead."""
-    from agent.evaluation.harness import select
+    from loaders.questions import select
 
     chosen: list[Question] = []
     gold: dict[str, Gold] = {}

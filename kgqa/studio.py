@@ -6,12 +6,12 @@ run's `context`, else its config's `configurable`, else `{}`), cut down to the k
 the graph's context schema and handed to that schema's constructor. So these graphs
 declare `ServerContext` as their context: a few optional strings laid over the settings
 (KGQA_* variables, .env). On first use it opens the store, the model and the embeddings
-those settings name (`agent.factory`, as every other entry point does), keeps them open
+those settings name (`agent.assembly.context`, as every other entry point does), keeps them open
 until the process exits, and answers the nodes as the PoG / chat context would. The
 input and output schemas are typed, so Studio draws a form and the assistants describe
 what a run takes and gives. The server keeps threads with its own checkpointer."""
 
-# langgraph.json names these graphs by module (agent.studio:pog), not by file: the server
+# langgraph.json names these graphs by module (kgqa.studio:pog), not by file: the server
 # runs a file once per graph named in it, which would open everything twice.
 # No `from __future__ import annotations`: a file run outside sys.modules (as by path)
 # cannot resolve a dataclass's string annotations.
@@ -23,10 +23,10 @@ from typing import Any, NotRequired, get_type_hints
 
 from typing_extensions import TypedDict
 
+from agent.assembly.context import open_chat_context
 from agent.chat.context import ChatContext
 from agent.chat.graph import build_chat_graph
 from agent.chat.state import ChatTurn
-from agent.factory import open_chat_context
 from agent.pog.graph import build_graph
 from agent.pog.state import Entity, PathCandidate, Source
 from agent.settings import Settings

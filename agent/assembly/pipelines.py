@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.factory import embedded_weights, pog_context
+from agent.assembly.context import embedded_weights, pog_context
 from agent.llm.base import LLMClient
 from agent.pipelines.base import Pipeline
 from agent.settings import Settings

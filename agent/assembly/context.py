@@ -41,8 +41,10 @@ def open_settings_store(settings: Settings, url: str | None = None, *, read_only
 
 def store_options(settings: Settings) -> dict:
     """`open_store`'s keyword arguments from the settings: schema prefixes, Neo4j credentials."""
-    return {"schema_prefixes": settings.schema_prefixes, "neo4j_user": settings.neo4j_user,
-            "neo4j_password": settings.neo4j_password, "neo4j_database": settings.neo4j_database}
+    from kg_store.bolt import BoltOptions
+
+    return {"schema_prefixes": settings.schema_prefixes,
+            "bolt": BoltOptions(settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)}
 
 
 def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None,
@@ -86,7 +88,7 @@ def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder
 @contextmanager
 def open_chat_context(settings: Settings, store_url: str | None = None) -> Iterator[ChatContext]:
     """Store (read-only) and model opened from the settings, closed on exit."""
-    from agent.llm.factory import open_llm
+    from agent.assembly.models import open_llm
 
     with ExitStack() as opened:
         store = opened.enter_context(open_settings_store(settings, store_url, read_only=True))
@@ -101,7 +103,7 @@ def model_in_background(settings: Settings,
     its server started) while the caller opens its store and loads embeddings; stopped on
     exit, after its start has ended. `.result()` waits for it and raises what the start raised.
     `on_weights_joined` is called, on that thread, if the start joins the weights (first use)."""
-    from agent.llm.factory import open_llm
+    from agent.assembly.models import open_llm
 
     abandoned = threading.Event()
     with ExitStack() as model, ThreadPoolExecutor(1, thread_name_prefix="model-start") as starting:

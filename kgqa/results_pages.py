@@ -30,6 +30,7 @@ from pathlib import Path
 from agent.evaluation.compare import compare
 from agent.evaluation.harness import NotResults, read_rows
 from agent.evaluation.report import TABLE_HEADER, mean_of, rescored, table_row
+from kg_store.errors import InputError
 
 SPEC = Path("docs/results/tables.toml")
 DOCS = Path("docs")
@@ -42,7 +43,7 @@ _LABELLED = ("These runs use labelled data (gold answers of dev questions), so t
 _ZERO_SHOT = "Zero-shot: no labelled question is used by these runs."
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """The spec file cannot be read, or names a table the wrong way."""
 
 
