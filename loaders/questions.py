@@ -11,6 +11,7 @@ import hashlib
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +205,14 @@ def read_questions(path: Path, fmt: str) -> QuestionSet:
         raise InputError(f"unknown question format {fmt!r}: expected one of {', '.join(QUESTION_FORMATS)}")
     if not path.is_file():
         raise FileNotFoundError(f"no such question file: {path}")
-    return READERS[fmt](path)
+    questions = READERS[fmt](path)
+    counts = Counter(q.id for q in questions.questions)
+    duplicated = [question_id for question_id, count in counts.items() if count > 1]
+    if duplicated:  # both would be scored against one gold, and their traces would collide
+        shown = ", ".join(repr(d) for d in duplicated[:5]) + (f" and {len(duplicated) - 5} more" if len(duplicated) > 5 else "")
+        raise InputError(f"{path}: question ids must be unique; {shown} "
+                         f"{'is' if len(duplicated) == 1 else 'are'} used more than once")
+    return questions
 
 
 def select(questions: QuestionSet, *, limit: int | None = None, sample: int | None = None, seed: int = 0,

@@ -424,3 +424,61 @@ def test_ctrl_c_in_a_command_says_interrupted_and_exits_130(monkeypatch: pytest.
         cli.main()
     assert exited.value.code == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+def _eval_env(tmp_path: Path, url: str) -> dict[str, str]:
+    return {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
+            "KGQA_LLM_CACHE": "false"}
+
+
+def test_a_rerun_of_another_pipeline_never_mixes_into_the_same_results(kb: Path, tmp_path: Path, endpoint) -> None:
+    """`--pipeline pog --out r.jsonl`, then `--pipeline llm-only --out r.jsonl` summarised
+    PoG's and llm-only's rows under one label."""
+    state, url = endpoint
+    state.default = lambda request: (200, completion("ans: Person B"))
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\nwho directed [Movie D]\tPerson B\n")
+    store = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
+    out = tmp_path / "r.jsonl"
+    base = ["eval", "--questions", str(questions), "-f", "metaqa", "--store", store, "--out", str(out), "--limit", "1"]
+    first = invoke(*base, "--pipeline", "pog", env=_eval_env(tmp_path, url))
+    assert first.exit_code == 0, first.output
+    other = invoke(*base[:-2], "--pipeline", "llm-only", env=_eval_env(tmp_path, url))
+    assert other.exit_code == 2 and "holds results of another run" in other.output and "pipeline 'pog'" in other.output
+    assert len(out.read_text().splitlines()) == 1  # nothing was added
+    preset_changed = invoke(*base, "--pipeline", "pog", "--preset", "paper", env=_eval_env(tmp_path, url))
+    assert preset_changed.exit_code == 2 and "preset 'small' -> 'paper'" in preset_changed.output
+    forced = invoke(*base[:-2], "--pipeline", "llm-only", "--force", env=_eval_env(tmp_path, url))
+    assert forced.exit_code == 0, forced.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and {row["run"]["pipeline"] for row in rows} == {"llm-only"}
+
+
+@pytest.mark.parametrize("content", ["my notes about the run\nkeep these\n", "id,question\nq1,who\n",
+                                     '{"id": "q1", "hits1": 1}\nnot a row\n{"id": "q2", "hits1": 0}\n'])
+def test_eval_never_overwrites_a_file_that_is_not_results(tmp_path: Path, content: str) -> None:
+    questions = tmp_path / "qa_dev_1hop.txt"
+    questions.write_text("who directed [Movie A]\tPerson B\n")
+    out = tmp_path / "notes.jsonl"
+    out.write_text(content)
+    result = invoke("eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store",
+                    "memory:", "--out", str(out), env={"KGQA_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+                                                       "KGQA_LLM_MODEL": "m", "KGQA_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 2 and "is not a results file" in result.output, result.output
+    assert out.read_text() == content
+    forced = invoke("eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store",
+                    "memory:", "--out", str(out), "--force", env={"KGQA_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+                                                                  "KGQA_LLM_MODEL": "m", "KGQA_DATA_DIR": str(tmp_path)})
+    assert forced.exit_code == 2 and out.read_text() == content  # --force replaces results, never notes
+
+
+def test_duplicate_question_ids_are_refused_by_name(tmp_path: Path) -> None:
+    """Two WebQSP entries `"ID": "dup"` were both scored against the last one's gold and
+    wrote one trace file."""
+    questions = tmp_path / "webqsp.json"
+    entry = {"ID": "dup", "question": "who directed movie a", "answer": ["Person B"], "q_entity": ["Movie A"]}
+    questions.write_text(json.dumps([entry, {**entry, "answer": ["Person C"]}, {**entry, "ID": "ok"}]))
+    result = invoke("eval", "--questions", str(questions), "-f", "pog", "--pipeline", "llm-only", "--store", "memory:",
+                    "--out", str(tmp_path / "r.jsonl"), env={"KGQA_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 2 and "'dup' is used more than once" in result.output, result.output

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.answers import PipelineResult
@@ -45,7 +45,9 @@ class NotResults(InputError):
 
 def read_rows(path: Path) -> dict[str, dict]:
     """A results file's rows by question id (plain or gzipped JSONL); a torn last line
-    (crash mid-write) is skipped; none if the file does not exist."""
+    (crash mid-write) is skipped; none if the file does not exist or is empty. A file with
+    any other line that is not a results row (notes, a CSV) is no results file: NotResults,
+    and nothing in it is rewritten."""
     rows: dict[str, dict] = {}
     if path.exists():
         try:
@@ -55,14 +57,32 @@ def read_rows(path: Path) -> dict[str, dict]:
             raise NotResults(f"{path} is a folder, not a results file (JSONL)") from exc
         except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip's BadGzipFile is an OSError
             raise NotResults(f"{path} is not a results file (JSONL, or gzipped JSONL): {exc}") from exc
-        for line in text.splitlines():
+        lines = text.splitlines()
+        for number, line in enumerate(lines, 1):
             try:
                 row = json.loads(line)
             except ValueError:
-                continue
+                row = None
             if isinstance(row, dict) and "id" in row:
                 rows[row["id"]] = row
+            elif number < len(lines) or not rows and line.strip():  # only a torn last row is expected
+                raise NotResults(f"{path} is not a results file: line {number} is not a results row "
+                                 f"({line[:60]!r}); give --out a new file name")
     return rows
+
+
+def check_identity(out_path: Path, rows: dict[str, dict], identity: dict[str, object]) -> None:
+    """Refuse to add to a results file that another setup wrote (another pipeline, model,
+    preset, store, memory or question file): its rows and this run's would be summarised
+    as one. Rows from before results recorded their run carry no identity and are taken."""
+    for row in rows.values():
+        written = row.get("run")
+        if isinstance(written, dict) and written != identity:
+            differ = [f"{key} {written.get(key)!r} -> {identity.get(key)!r}"
+                      for key in sorted(set(written) | set(identity)) if written.get(key) != identity.get(key)]
+            raise ResultsFromAnotherRun(
+                f"{out_path} holds results of another run ({'; '.join(differ)}): give this run its own --out, "
+                "or --force to replace that file")
 
 
 # Failures of the endpoint, not of the question: a rerun asks those questions again. They
@@ -109,6 +129,11 @@ class ResultsInUse(KGQAError):
     """Another process is writing the same results file."""
 
 
+class ResultsFromAnotherRun(InputError):
+    """The results file was written by another pipeline, model, preset, store, memory or
+    question file."""
+
+
 @contextmanager
 def exclusive(out_path: Path) -> Iterator[None]:
     """Hold a lock on a results file while a run writes it: two runs on one file would
@@ -152,13 +177,23 @@ class EvalRun:
     # A model request that times out fails its question; this many in a row in a run
     # mean the endpoint is stuck, and the run stops (a rerun resumes).
     timeouts_in_a_row: int = 3
+    # What produced the results (pipeline, model, preset, store, memory, question file),
+    # written into every row: a rerun resumes only a file of the same identity.
+    identity: dict[str, object] = field(default_factory=dict)
+    # Start a new file even when OUT holds another run's results (those are replaced).
+    force: bool = False
 
     def run(
         self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
     ) -> dict:
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
         with exclusive(self.out_path):
+            if self.force:
+                read_rows(self.out_path)  # never replace what is not a results file
+                self.out_path.unlink(missing_ok=True)
             finished = read_finished(self.out_path)
+            if self.identity:
+                check_identity(self.out_path, finished, self.identity)
             tidy_results(self.out_path, finished)
             self._answer([q for q in questions if q.id not in finished], gold, finished, on_row)
         return self.summary([finished[q.id] for q in questions])
@@ -222,6 +257,7 @@ class EvalRun:
             "error_type": type(failure).__name__ if failure else None,
             "endpoint_failure": isinstance(failure, ENDPOINT_FAILURES),
             "trace": str(trace) if trace else None,
+            **({"run": self.identity} if self.identity else {}),
         }
 
     def summary(self, rows: Iterable[dict]) -> dict:

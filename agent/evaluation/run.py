@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.assembly.context import open_settings_store
-from agent.evaluation.harness import EvalRun, read_finished
+from agent.evaluation.harness import EvalRun, read_finished, read_rows
 from agent.settings import Settings
 from kg_store.errors import InputError
 from loaders.questions import Gold, Question, read_questions, select
@@ -32,6 +32,7 @@ class EvalPlan:
     traces: bool = True  # one trace per question in OUT.traces/
     link: bool = False  # withhold the questions' topic entities: the pipeline links them from the text
     part: str | None = None  # the development split's 'tune' or 'report' part only
+    force: bool = False  # replace OUT when it holds another run's results
 
     @property
     def trace_dir(self) -> Path | None:
@@ -65,6 +66,15 @@ def selected_questions(plan: EvalPlan) -> tuple[list[Question], dict[str, Gold]]
     return chosen, question_set.gold
 
 
+def run_identity(settings: Settings, plan: EvalPlan, model: str, store: str) -> dict[str, object]:
+    """What produced a results file: a rerun resumes it only with all of these the same."""
+    pog = settings.pog
+    return {"pipeline": plan.pipeline, "model": model, "store": store, "questions": str(plan.questions.resolve()),
+            "format": plan.fmt, "link": plan.link,
+            "preset": pog.preset if plan.pipeline == "pog" else None,
+            "memory": str(pog.path_memory.resolve()) if plan.pipeline == "pog" and pog.path_memory else None}
+
+
 def run_evaluation(settings: Settings, plan: EvalPlan,
                    selection: tuple[list[Question], dict[str, Gold]] | None = None,
                    on_start: Callable[[str, int, int], None] | None = None,
@@ -76,11 +86,14 @@ def run_evaluation(settings: Settings, plan: EvalPlan,
     from agent.assembly.pipelines import make_pipeline
 
     chosen, gold = selection or selected_questions(plan)
+    read_rows(plan.out_path)  # OUT is a results file or new, before any store or model starts
     with open_settings_store(settings, read_only=True) as store, open_llm(settings) as llm:
         runner = EvalRun(make_pipeline(plan.pipeline, llm, store, settings), llm, store.display_url, plan.out_path,
-                         plan.concurrency, plan.trace_dir)
+                         plan.concurrency, plan.trace_dir, identity=run_identity(settings, plan, llm.model_name,
+                                                                                 store.display_url), force=plan.force)
         if on_start is not None:
-            on_start(runner.pipeline.name, min(len(read_finished(plan.out_path)), len(chosen)), len(chosen))
+            done = 0 if plan.force else len(read_finished(plan.out_path))
+            on_start(runner.pipeline.name, min(done, len(chosen)), len(chosen))
         summary = runner.run(chosen, gold, on_row)
     chosen_ids = {q.id for q in chosen}
     return EvalOutcome(summary, [r for r in read_finished(plan.out_path).values() if r["id"] in chosen_ids])

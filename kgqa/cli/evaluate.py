@@ -76,6 +76,9 @@ def eval_command(
         "(docs/benchmarks.md: when this pays)."))] = None,
     llm: LLMOpt = None,
     out_path: Annotated[Path | None, typer.Option("--out", "-o", help="Results JSONL (a rerun resumes it).")] = None,
+    force: Annotated[bool, typer.Option("--force", help=(
+        "Replace OUT when it holds results of another run (another pipeline, model, preset, store, memory or "
+        "question file); without it such a rerun is refused."))] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the LLM reply cache.")] = False,
     preset: PresetOpt = None,
     strategy: StrategyOpt = None,
@@ -138,7 +141,7 @@ def eval_command(
     try:
         plan = EvalPlan(questions, fmt, pipeline, out_path, limit, sample, seed,
                         parse_shard(shard) if shard else None, concurrency, traces, link,
-                        part.value if part else None)
+                        part.value if part else None, force)
         selection = selected_questions(plan)  # a malformed file fails here, before any store or model starts
     except InputError as exc:
         raise fail(str(exc), 2) from exc
@@ -158,6 +161,8 @@ def eval_command(
                        "continue") from exc
         except (ResultsInUse, StoreError) as exc:
             raise fail(str(exc)) from exc
+        except InputError as exc:  # OUT is no results file, or another run's
+            raise fail(str(exc), 2) from exc
         except KeyboardInterrupt:
             raise fail(f"interrupted: {scored['n']} answers are saved in {out_path}; "
                        "run the same command again to continue", 130) from None
