@@ -13,7 +13,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from kgqa.chat_db import open_chat_db
 from kgqa.cli.ask import demo_kg, print_answer
 from kgqa.cli.common import (
     DepthOpt,
@@ -68,8 +70,6 @@ def new_thread_id() -> str:
 def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any, Any]]:
     """The chat graph with its SQLite checkpointer, and the context it runs in (store,
     model, embeddings), all closed on exit; shared by `chat` and `serve`."""
-    import sqlite3
-
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.assembly.context import chat_context, model_in_background, warm_up
@@ -94,8 +94,8 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
         prime = settings.llm_warm_up and not settings.llm_base_url  # our own server: reading ahead costs nobody anything
         threading.Thread(target=warm_up, args=(context.pog,), kwargs={"prime_model": prime}, name="warm-up",
                          daemon=True).start()
-        settings.chat_db.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(settings.chat_db, check_same_thread=False)
+        connection = open_chat_db(settings.chat_db, lambda note: console.print(f"[yellow]warning:[/] {escape(note)}",
+                                                                               highlight=False))
         stack.callback(connection.close)
         yield build_chat_graph(checkpointer=SqliteSaver(connection)), context
 

@@ -18,6 +18,7 @@ import asyncio
 import json
 import queue
 import re
+import sqlite3
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -177,6 +178,9 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
             emit(_sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread}))
         except KGQAError as exc:  # the stream has begun: report in it rather than cut it
             emit(_sse("error", {"message": str(exc)}))
+        except sqlite3.DatabaseError as exc:  # damaged since the server started (checked when it did)
+            emit(_sse("error", {"message": f"the chat history is damaged ({exc}): restart kgqa serve, which moves "
+                                           "the damaged file aside and keeps it"}))
         except Exception as exc:  # noqa: BLE001 - a stream must end with an event, never just stop
             emit(_sse("error", {"message": f"internal error: {type(exc).__name__}: {exc}"}))
         finally:
