@@ -160,7 +160,7 @@ def test_chat_and_serve_tell_the_truth_about_an_invented_name(tmp_path: Path, em
     state = graph.invoke({"message": "what year was Splash released"}, {"configurable": {"thread_id": "t"}},
                          context=context)
     assert_claims_true(state["turns"][-1])
-    served = TestClient(create_app(graph, context)).post("/api/ask", json={"question": "what year was Splash released"})
+    served = TestClient(create_app(graph, context, allowed_hosts=["testserver"])).post("/api/ask", json={"question": "what year was Splash released"})
     assert served.status_code == 200
     body = served.json()
     assert INVENTED not in body["answers"] or body["source"] == "llm"

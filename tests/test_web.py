@@ -15,14 +15,14 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from agent.embeddings import Embedder
-from kgqa.web.app import create_app
+from kgqa.web.app import LOOPBACK_HOSTS, create_app
 from tests.chat_fixture import film_chat, film_chat_model
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):
     graph, context = film_chat(tmp_path_factory.mktemp("web"), embedder=Embedder())
-    return create_app(graph, context)
+    return create_app(graph, context, allowed_hosts=["testserver", *LOOPBACK_HOSTS])
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +73,10 @@ def test_bad_requests_are_refused_clearly(client) -> None:
     assert client.post("/api/ask", json={"question": ""}).status_code == 422
     control = client.post("/api/ask", json={"question": "who directed it", "topics": ["m.big\x07"]})
     assert control.status_code == 422 and "control characters" in control.text
-    huge = client.post("/api/ask", json={"question": "who " * 2_500_000})  # 10 MB
-    assert huge.status_code == 422 and len(huge.content) < 2_000  # refused, not echoed back
+    huge = client.post("/api/ask", json={"question": "who " * 2_500_000})  # 10 MB: over the body limit
+    assert huge.status_code == 413 and len(huge.content) < 2_000  # refused unread, not echoed back
+    long = client.post("/api/ask", json={"question": "who " * 100_000})  # under the limit, over the field's
+    assert long.status_code == 422 and len(long.content) < 2_000
     assert client.post("/api/chat", json={"message": "hi", "thread_id": "../../etc"}).status_code == 422
     assert client.get("/api/traces/no-such-trace").status_code == 404
     assert client.get("/api/traces/a.b").status_code == 422  # ids never become arbitrary file names
@@ -159,8 +161,46 @@ def test_a_broken_model_endpoint_is_a_clear_answer_from_the_api(tmp_path, endpoi
     state, url = endpoint
     state.default = lambda request: "html"  # a proxy's page where the model should be
     graph, context = film_chat(tmp_path, llm=OpenAICompatibleClient(url, "m", max_retries=0), embedder=Embedder())
-    client = TestClient(create_app(graph, context))
+    client = TestClient(create_app(graph, context, allowed_hosts=["testserver"]))
     asked = client.post("/api/ask", json={"question": "who directed Big"})
     assert asked.status_code == 503 and "not a chat completion" in asked.json()["detail"]
     streamed = events(client.post("/api/chat", json={"message": "who directed Big"}))
     assert streamed[-1][0] == "error" and "not a chat completion" in streamed[-1][1]["message"]
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(app) -> None:
+    """A 600 MB POST to /api/ask took the server from 1.35 to 2.52 GB, 1.82 GB held after."""
+    client = TestClient(app)
+    big = b'{"question": "' + b"x" * 2_000_000 + b'"}'
+    declared = client.post("/api/ask", content=big, headers={"content-type": "application/json"})
+    assert declared.status_code == 413 and "request body over 1,000,000 bytes" in declared.text
+
+    def chunks():  # no Content-Length: counted as it arrives
+        yield b'{"question": "'
+        for _ in range(30):
+            yield b"x" * 100_000
+        yield b'"}'
+
+    streamed = client.post("/api/ask", content=chunks(), headers={"content-type": "application/json"})
+    assert streamed.status_code == 413
+    assert client.post("/api/ask", json={"question": "who directed Big"}).status_code == 200  # still serving
+
+
+def test_only_the_hosts_it_was_bound_for_are_answered(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Any Host header was accepted, so a page elsewhere could reach a local server by DNS
+    rebinding (its name resolving to 127.0.0.1)."""
+    graph, context = film_chat(tmp_path_factory.mktemp("hosts"), embedder=Embedder())
+    client = TestClient(create_app(graph, context), base_url="http://127.0.0.1:8000")
+    assert client.get("/api/health").status_code == 200
+    assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
+    assert client.get("/api/health", headers={"host": "attacker.example:8000"}).status_code == 400
+
+
+def test_a_request_waiting_for_the_slot_during_shutdown_gets_503(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """During SIGTERM a queued request got HTTP 500 where the docs promise 503."""
+    graph, context = film_chat(tmp_path_factory.mktemp("stop"), embedder=Embedder())
+    stopping = threading.Event()
+    client = TestClient(create_app(graph, context, allowed_hosts=["testserver"], stopping=stopping))
+    stopping.set()
+    reply = client.post("/api/ask", json={"question": "who directed Big"})
+    assert reply.status_code == 503 and "shutting down" in reply.text

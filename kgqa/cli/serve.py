@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +23,9 @@ from kgqa.cli.common import (
     with_pog_flags,
 )
 
+if TYPE_CHECKING:
+    import uvicorn
+
 GRACE_S = 5
 
 
@@ -36,11 +41,17 @@ def serve(
     depth: DepthOpt = None,
     path_memory: MemoryOpt = None,
     llm: LLMOpt = None,
+    allowed_host: Annotated[list[str] | None, typer.Option("--allowed-host", help=(
+        "A Host header to answer (repeat for more); default: the names of --host (127.0.0.1, localhost, ::1 for a "
+        "loopback --host; any for 0.0.0.0). Others get 400: a page elsewhere cannot reach the server by DNS "
+        "rebinding."))] = None,
+    max_body: Annotated[int, typer.Option("--max-body", min=1_000, help="Request bodies over this many bytes are "
+                                          "refused (413) before they are read.")] = 1_000_000,
 ) -> None:
     """Serve ask, chat (server-sent events) and traces over HTTP, with a page at /."""
     import uvicorn
 
-    from kgqa.web.app import create_app
+    from kgqa.web.app import LOOPBACK_HOSTS, create_app
 
     settings = with_pog_flags(settings_from(store, llm), strategy, width, depth, path_memory, preset)
     # The model server starts here, in the main thread, before uvicorn: it is tied to the
@@ -49,5 +60,23 @@ def serve(
         console.print(f"kgqa serving {context.pog.store.display_url} on http://{host}:{port}/ (API: /docs)")
         # On SIGTERM, requests still waiting for the one answering slot get a few seconds,
         # then the server stops anyway (turns run in daemon threads).
-        uvicorn.run(create_app(graph, context), host=host, port=port, log_level="warning",
-                    timeout_graceful_shutdown=GRACE_S)
+        stopping = threading.Event()
+        hosts = allowed_host or (list(LOOPBACK_HOSTS) if host in LOOPBACK_HOSTS else
+                                 ["*"] if host in ("0.0.0.0", "::") else [host])
+        app_ = create_app(graph, context, allowed_hosts=hosts, max_body_bytes=max_body, stopping=stopping)
+        config = uvicorn.Config(app_, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE_S)
+        run_until_stopped(config, stopping)
+
+
+def run_until_stopped(config: uvicorn.Config, stopping: threading.Event) -> None:
+    """uvicorn's server, telling the app when SIGTERM or Ctrl-C arrives, so that requests
+    waiting for the answering slot get 503 at once rather than an error when the grace
+    period ends."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            stopping.set()
+            super().handle_exit(sig, frame)
+
+    Server(config).run()

@@ -21,7 +21,7 @@ import re
 import sqlite3
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Annotated, Any
 
@@ -29,6 +29,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from agent.answer import answer_question
 from agent.chat.context import ChatContext
@@ -98,10 +99,79 @@ class Thread(BaseModel):
     turns: list[Turn]
 
 
-def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
-    """The app over a compiled chat graph (with its checkpointer) and its context."""
+MAX_BODY_BYTES = 1_000_000  # a question is at most 2,000 characters: a megabyte is generous
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class BodyLimit:
+    """Refuses a request body over `limit` bytes with 413, before it is read into memory:
+    by its Content-Length, and, for a body sent without one (chunked), as it arrives."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(send)
+            return
+        seen = 0
+        refused = False
+
+        async def counted() -> dict:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:  # answer now; the app reads a client that left
+                    refused = True
+                    await self._refuse(send)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def unless_refused(message: dict) -> None:
+            if not refused:
+                await send(message)
+
+        try:
+            await self.app(scope, counted, unless_refused)
+        except Exception:
+            if not refused:
+                raise
+
+    async def _refuse(self, send: Callable) -> None:
+        body = json.dumps({"detail": f"request body over {self.limit:,} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def create_app(chat_graph: Any, context: ChatContext, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+               max_body_bytes: int = MAX_BODY_BYTES, stopping: threading.Event | None = None) -> FastAPI:
+    """The app over a compiled chat graph (with its checkpointer) and its context.
+    `allowed_hosts`: the Host headers it answers (the names it was bound for: a page on
+    another site cannot reach a local server by DNS rebinding); `max_body_bytes`: larger
+    request bodies are refused unread; `stopping`: set when the server shuts down, so that
+    requests still waiting for the answering slot get 503."""
     app = FastAPI(title="kgqa", summary="Question answering over knowledge graphs: the Paths-over-Graph agent.")
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
     busy = threading.Lock()
+    stopping = stopping or threading.Event()
+
+    def take_slot() -> None:
+        """Wait for the one answering slot; 503 once the server is shutting down."""
+        while not busy.acquire(timeout=SLOT_WAIT_S):
+            if stopping.is_set():
+                raise HTTPException(503, "the server is shutting down")
+        if stopping.is_set():
+            busy.release()
+            raise HTTPException(503, "the server is shutting down")
 
     @app.exception_handler(RequestValidationError)
     async def refused(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -119,15 +189,17 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
 
     @app.post("/api/ask", response_model=Answer)
     def ask(request: AskRequest) -> dict:
-        with busy:
-            try:
-                answered = answer_question(context.pog, request.question.strip(),
-                                           [{"id": t, "name": t} for t in request.topics], graph=context.pog_graph,
-                                           trace_dir=context.trace_dir)
-            except InputError as exc:  # an id the store cannot take: the request's fault
-                raise HTTPException(422, str(exc)) from exc
-            except KGQAError as exc:  # the store or the model failed us
-                raise HTTPException(503, str(exc)) from exc
+        take_slot()
+        try:
+            answered = answer_question(context.pog, request.question.strip(),
+                                       [{"id": t, "name": t} for t in request.topics], graph=context.pog_graph,
+                                       trace_dir=context.trace_dir)
+        except InputError as exc:  # an id the store cannot take: the request's fault
+            raise HTTPException(422, str(exc)) from exc
+        except KGQAError as exc:  # the store or the model failed us
+            raise HTTPException(503, str(exc)) from exc
+        finally:
+            busy.release()
         return answered
 
     @app.post("/api/chat", responses={200: {"content": {"text/event-stream": {}},
@@ -162,6 +234,10 @@ def create_app(chat_graph: Any, context: ChatContext) -> FastAPI:
         config = {"configurable": {"thread_id": thread}}
         while not busy.acquire(timeout=SLOT_WAIT_S):
             if left.is_set():
+                emit(None)
+                return
+            if stopping.is_set():
+                emit(_sse("error", {"message": "the server is shutting down"}))
                 emit(None)
                 return
         try:
