@@ -247,7 +247,7 @@ class GraphStore(ABC):
         if limit < 1:
             raise ValueError("limit must be at least 1")
         text = text.strip()
-        if not text:
+        if not any(ch.isalnum() for ch in text):  # `"` is no name, however many names normalise to ""
             return []
         normalized = normalize_name(text)
         found: dict[str, EntityMatch] = {}

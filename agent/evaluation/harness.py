@@ -140,7 +140,12 @@ def exclusive(out_path: Path) -> Iterator[None]:
     answer every question twice and interleave their rows."""
     lock_path = out_path.with_name(out_path.name + ".lock")
     while True:
-        lock = open(lock_path, "w")  # noqa: SIM115 - held open for the whole run
+        try:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = open(lock_path, "w")  # noqa: SIM115 - held open for the whole run
+        except OSError as exc:  # a read-only folder, a full disk
+            raise InputError(f"cannot write results to {out_path}: {exc.strerror or exc}; give --out a file in a "
+                             "folder you can write") from exc
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -186,7 +191,6 @@ class EvalRun:
     def run(
         self, questions: list[Question], gold: dict[str, Gold], on_row: Callable[[dict], None] | None = None
     ) -> dict:
-        self.out_path.parent.mkdir(parents=True, exist_ok=True)
         with exclusive(self.out_path):
             if self.force:
                 read_rows(self.out_path)  # never replace what is not a results file

@@ -26,6 +26,11 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
+    for number, argument in enumerate(sys.argv[1:], 1):
+        if not is_text(argument):  # bytes the terminal could not decode: every later step would choke on them
+            shown = argument.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+            console.print(f"error: argument {number} ({shown}) is not valid UTF-8 text", highlight=False)
+            sys.exit(2)
     try:
         app()
     except KGQAError as exc:  # every error kgqa raises on purpose: its message, not a traceback
@@ -48,3 +53,13 @@ def _interrupted(exc: SystemExit) -> bool:
 
 if __name__ == "__main__":
     main()
+
+
+def is_text(value: str) -> bool:
+    """Whether `value` is text that can be written out: no lone surrogates (what Python
+    makes of bytes in a command line that are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -88,8 +88,10 @@ def load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, pr
         total = input_bytes(fmt, path)
     except MalformedInput as exc:  # a folder without the format's files, say
         raise fail(f"malformed input: {exc}", 2) from exc
+    written: list[LoadReport] = []
     with progress_bar(f"{fmt} {path.name}", total, in_bytes=True) as bar:
         def on_batch(report: LoadReport) -> None:
+            written[:] = [report]
             bar.update(note=f"{report.records:,} records, {report.malformed:,} malformed")
 
         try:
@@ -97,6 +99,11 @@ def load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, pr
                              on_bytes=lambda n: bar.update(advance=n), on_batch=on_batch, rdf=rdf)
         except MalformedInput as exc:
             raise fail(f"malformed input: {exc}") from exc
+        except OSError as exc:  # the store's disk is full, or gone read-only
+            facts = f"{written[0].triples:,} facts and {written[0].names:,} names" if written else "no batch"
+            raise fail(f"{store.display_url}: writing failed ({exc.strerror or exc}) after {facts} of {path}; "
+                       "the store keeps every batch written before. Free space and run the same command again "
+                       "(loading is idempotent, nothing is duplicated)") from exc
         except KeyboardInterrupt:
             raise fail("interrupted: the store keeps every batch written so far; run the same command "
                        "again to finish (loading is idempotent, nothing is duplicated)", 130) from None

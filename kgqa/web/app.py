@@ -45,20 +45,31 @@ SLOT_WAIT_S = 0.2  # how often a waiting turn looks whether its client is still 
 def _entity_id(value: str) -> str:
     if CONTROL.search(value):
         raise ValueError("an entity id holds no control characters")
+    return _text(value)
+
+
+def _text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text") from None
     return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
 
 
 EntityId = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(_entity_id)]
 
 
 class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
+    question: Text = Field(min_length=1, max_length=2000)
     topics: list[EntityId] = Field(default_factory=list, max_length=20,
                                    description="Topic entity ids; default: linked from the text.")
 
 
 class ChatRequest(BaseModel):
-    message: str = Field(min_length=1, max_length=2000)
+    message: Text = Field(min_length=1, max_length=2000)
     thread_id: str | None = Field(default=None, pattern=ID.pattern, description="Default: a new thread.")
 
 
