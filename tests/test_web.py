@@ -204,3 +204,11 @@ def test_a_request_waiting_for_the_slot_during_shutdown_gets_503(tmp_path_factor
     stopping.set()
     reply = client.post("/api/ask", json={"question": "who directed Big"})
     assert reply.status_code == 503 and "shutting down" in reply.text
+
+
+def test_text_that_is_not_unicode_is_refused(client) -> None:
+    """A lone surrogate would fail deep in the store or the model client: the request
+    validation refuses it (pydantic reads JSON strings as Unicode)."""
+    reply = client.post("/api/ask", content=b'{"question": "who directed Big\\ud800"}',
+                        headers={"content-type": "application/json"})
+    assert reply.status_code == 422 and "unicode" in reply.text

@@ -45,31 +45,20 @@ SLOT_WAIT_S = 0.2  # how often a waiting turn looks whether its client is still 
 def _entity_id(value: str) -> str:
     if CONTROL.search(value):
         raise ValueError("an entity id holds no control characters")
-    return _text(value)
-
-
-def _text(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("the text holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text") from None
     return value
-
-
-Text = Annotated[str, AfterValidator(_text)]
 
 
 EntityId = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(_entity_id)]
 
 
 class AskRequest(BaseModel):
-    question: Text = Field(min_length=1, max_length=2000)
+    question: str = Field(min_length=1, max_length=2000)
     topics: list[EntityId] = Field(default_factory=list, max_length=20,
                                    description="Topic entity ids; default: linked from the text.")
 
 
 class ChatRequest(BaseModel):
-    message: Text = Field(min_length=1, max_length=2000)
+    message: str = Field(min_length=1, max_length=2000)
     thread_id: str | None = Field(default=None, pattern=ID.pattern, description="Default: a new thread.")
 
 
@@ -261,7 +250,12 @@ def create_app(chat_graph: Any, context: ChatContext, *, allowed_hosts: Sequence
                 elif "resolve_turn" in chunk:
                     resolved = chunk["resolve_turn"]
                     emit(_sse("resolved", {"question": resolved["resolved"], "referent": resolved["referent"]}))
-            turn = chat_graph.get_state(config).values["turns"][-1]
+            turns = (chat_graph.get_state(config).values or {}).get("turns") or []
+            if not turns:  # the history lost the turn it just wrote: a damaged file
+                emit(_sse("error", {"message": "the chat history did not keep this turn: restart kgqa serve, which "
+                                               "checks the file and moves a damaged one aside"}))
+                return
+            turn = turns[-1]
             emit(_sse("answer", {**turn, "question": turn["resolved"], "thread_id": thread}))
         except KGQAError as exc:  # the stream has begun: report in it rather than cut it
             emit(_sse("error", {"message": str(exc)}))
