@@ -1,9 +1,9 @@
 """The agents over the store protocol: the Paths-over-Graph LangGraph state machine
 (`agent.pog`), the pipelines `kgqa eval` runs, and their model clients.
 
-    from agent import build_graph, PoGContext
-    graph = build_graph(settings)                       # the compiled StateGraph
-    state = graph.invoke({"question": "who directed Big?"}, context=PoGContext(store, llm, embedder, settings.pog))
+    from agent import open_agent
+    with open_agent(settings) as qa:                    # store, model, embeddings, memory
+        answered = qa.ask("who directed [Big]?")        # answers, source, why, evidence paths, cost
 
 Exports load on first use (langgraph and torch are not needed to import the package).
 
@@ -31,8 +31,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-_EXPORTS = {"build_graph": "agent.pog.graph", "run_question": "agent.pog.graph", "PoGContext": "agent.pog.context",
-            "PoGConfig": "agent.pog.config"}
+_EXPORTS = {"open_agent": "agent.assembly.agent", "build_graph": "agent.pog.graph", "run_question": "agent.pog.graph",
+            "PoGContext": "agent.pog.context", "PoGConfig": "agent.pog.config"}
 __all__ = list(_EXPORTS)
 
 

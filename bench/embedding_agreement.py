@@ -38,6 +38,7 @@ from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.minilm import NumpyMiniLM
+from agent.pog.memory import PathMemory
 from agent.pog.state import Entity
 from kg_store import GraphStore, open_store
 from loaders.questions import Question, read_metaqa
@@ -72,7 +73,8 @@ def batch_speed(sizes: tuple[int, ...] = (1, 8, 32, 128, 512), repeats: int = 5)
 
 def run_all(store: GraphStore, config: PoGConfig, embedder: Embedder, questions: list[Question]) -> list[dict]:
     llm = FakeLLM(instant_reply)
-    context, graph = PoGContext(store, llm, embedder, config), build_graph(config)
+    memory = PathMemory.load(config.path_memory, embedder) if config.path_memory else None
+    context, graph = PoGContext(store, llm, embedder, config, memory=memory), build_graph(config)
     runs = []
     for question in questions:
         before = len(llm.calls)

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
+from agent.pog.memory import PathMemory
 from agent.pog.state import Entity
 from kg_store import open_store
 from loaders.load import load_file
@@ -76,7 +77,9 @@ def main() -> None:
                     load_file(store, "metaqa", kb)
             config = PoGConfig(path_memory=None if args.no_memory else memory)
             llm = FakeLLM(instant_reply)
-            context = PoGContext(store, llm, Embedder(Path(scratch) / "embeddings.sqlite"), config)
+            embedder = Embedder(Path(scratch) / "embeddings.sqlite")
+            context = PoGContext(store, llm, embedder, config,
+                                 memory=PathMemory.load(memory, embedder) if config.path_memory else None)
             graph = build_graph(config)
             rows = []
             for hops in (1, 2, 3):

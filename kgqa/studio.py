@@ -23,7 +23,7 @@ from typing import Any, NotRequired, get_type_hints
 
 from typing_extensions import TypedDict
 
-from agent.assembly.context import open_chat_context
+from agent.assembly.agent import open_agent
 from agent.chat.context import ChatContext
 from agent.chat.graph import build_chat_graph
 from agent.chat.state import ChatTurn
@@ -93,7 +93,8 @@ def open_once(settings: Settings) -> ChatContext:
     key = settings.model_dump_json()
     with _opening:
         if key not in _opened:
-            _opened[key] = _resources.enter_context(open_chat_context(settings))
+            qa = _resources.enter_context(open_agent(settings))
+            _opened[key] = ChatContext(qa.context, trace_dir=settings.trace_dir)
         return _opened[key]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.assembly.context import chat_context, model_in_background, open_settings_store, pog_context, warm_up
+from agent.assembly.context import model_in_background, open_settings_store, pog_context, warm_up
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.pog.config import PoGConfig
@@ -31,8 +31,6 @@ def test_the_embedded_model_s_weights_reach_every_context(tmp_path: Path) -> Non
     context = pog_context(settings, film_store(), FakeLLM(["ans: x"]), embedder)
     assert context.model_weights == tmp_path / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     assert context.config.width == 2  # the settings' PoG knobs, not the defaults
-    chat = chat_context(settings, film_store(), FakeLLM(["ans: x"]))
-    assert chat.pog.model_weights == context.model_weights and chat.trace_dir == settings.trace_dir
     # an endpoint's weights cannot be read: no weights, so FI's similarity scorer stands in
     remote = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
     assert pog_context(remote, film_store(), FakeLLM(["ans: x"]), embedder).model_weights is None
@@ -82,3 +80,42 @@ def test_leaving_while_the_model_starts_abandons_the_start_rather_than_waiting_f
     with pytest.raises(KeyboardInterrupt), model_in_background(Settings(data_dir=tmp_path)):
         raise KeyboardInterrupt
     assert heard == ["abandoned"] and time.monotonic() - started < 10
+
+
+def test_open_agent_answers_and_closes_what_it_opened(tmp_path: Path, endpoint, monkeypatch) -> None:
+    """One way to open the agent: store, model, embeddings and memory together; the
+    Python recipe in docs/agent.md is this."""
+    import json
+
+    from agent import open_agent
+    from kg_store.oxigraph import OxigraphStore
+    from loaders.load import load_file
+    from tests.scripted_endpoint import completion
+
+    state, url = endpoint
+    state.default = lambda request: (200, completion(
+        json.dumps({"topic_entities": ["Big"], "split_questions": [], "indicator": "", "depth": 1})
+        if request.get("response_format") else "ans: Penny Marshall"))
+    kb = tmp_path / "kb.txt"
+    kb.write_text("Big|directed_by|Penny Marshall\nBig|release_year|1988\n")
+    with open_settings_store(Settings(data_dir=tmp_path), f"oxigraph:{tmp_path / 'store'}") as store:
+        load_file(store, "metaqa", kb)
+    settings = Settings(data_dir=tmp_path, store_url=f"oxigraph:{tmp_path / 'store'}", llm_base_url=url,
+                        llm_model="scripted", llm_cache=False)
+    closed: list[str] = []
+    close = OxigraphStore.close
+    monkeypatch.setattr(OxigraphStore, "close", lambda self: (closed.append(self.display_url), close(self))[1])
+    with open_agent(settings) as qa:
+        answered = qa.ask("who directed [Big]?")
+        assert closed == []
+    assert answered["answers"] == ["Penny Marshall"] and answered["source"] == "kg"
+    assert answered["paths"][0]["text"] == "Big -> directed_by -> Penny Marshall"
+    assert len(closed) == 1  # the store, closed with the agent
+
+
+def test_building_a_context_does_no_io(tmp_path: Path) -> None:
+    """`PoGContext` loaded the path memory as a side effect of being built: a missing file
+    failed there, and a context built twice loaded it twice."""
+    missing = tmp_path / "no-such-memory.jsonl"
+    context = PoGContext(film_store(), FakeLLM(["ans: x"]), Embedder(), PoGConfig(path_memory=missing))
+    assert context.memory is None

@@ -15,7 +15,7 @@ from agent.embeddings import Embedder
 from agent.evaluation.harness import EvalRun
 from agent.pipelines.pog import PoGPipeline
 from agent.pog.context import PoGContext
-from agent.pog.memory import MemoryEntry
+from agent.pog.memory import MemoryEntry, PathMemory
 from kg_store.paths import NeighborCache
 from loaders.questions import Gold, Question, TopicEntity, question_group
 from tests.pog_fixture import analysis, film_store, scripted
@@ -104,7 +104,8 @@ def test_the_pipeline_keeps_a_questions_own_and_twin_entries_out(embedder: Embed
                MemoryEntry(question_id="other", question="what is the genre of X", group="what is the genre of x",
                            paths=[list(GENRE)], depth=1, f1=1.0)]
     llm = scripted(analyse=analysis(1), answer="ans: nothing")
-    pipeline = PoGPipeline(PoGContext(film_store(), llm, embedder, PoGConfig(path_memory=memory_with(entries, tmp_path))))
+    memory = PathMemory.load(memory_with(entries, tmp_path), embedder)
+    pipeline = PoGPipeline(PoGContext(film_store(), llm, embedder, PoGConfig(), memory=memory))
     voted = [tuple(map(tuple, p.steps)) for p in pipeline.run(question)["path_prior"]]
     assert voted == [GENRE]
     # the memory told nothing of the question would use the entry: it is the nearest

@@ -248,6 +248,7 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
     from agent.embeddings import Embedder
     from agent.pipelines.pog import PoGPipeline
     from agent.pog.context import PoGContext
+    from agent.pog.memory import PathMemory
     from kg_store.memory import MemoryStore
     from kgqa.settings import Settings
     from loaders.load import load_file
@@ -266,7 +267,9 @@ def test_pog_with_the_real_model_answers_metaqa_questions(tmp_path: Path) -> Non
             ("who acted in the movies directed by the director of Being There", "Being There", {"Jack Nicholson"}),
         ]
         with open_llm(Settings(data_dir=tmp_path, llm_cache=False)) as llm:
-            pipeline = PoGPipeline(PoGContext(store, llm, Embedder(), PoGConfig(path_memory=memory)))
+            embedder = Embedder()
+            pipeline = PoGPipeline(PoGContext(store, llm, embedder, PoGConfig(),
+                                              memory=PathMemory.load(memory, embedder)))
             with llm.track() as usage:
                 results = [pipeline.answer(Question(f"q{i}", text, (TopicEntity(topic, topic),)))
                            for i, (text, topic, _) in enumerate(cases)]

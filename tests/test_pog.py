@@ -419,7 +419,7 @@ def test_gold_answers_never_reach_the_agent_its_prompts_or_its_traces(embedder: 
     memory_file = tmp_path / "memory.jsonl"
     build_memory(NeighborCache(store), questions, gold, memory_file)
     llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall", predict="ans: Tom Hanks", io="ans: unknown")
-    pipeline = PoGPipeline(PoGContext(store, llm, embedder, PoGConfig(path_memory=memory_file)))
+    pipeline = PoGPipeline(PoGContext(store, llm, embedder, PoGConfig(), memory=PathMemory.load(memory_file, embedder)))
     states = [pipeline.run(q) for q in questions]
     run = EvalRun(pipeline, llm, "memory:", tmp_path / "out.jsonl", trace_dir=tmp_path / "traces")
     run.run(questions, gold)

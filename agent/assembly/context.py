@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from kg_store import GraphStore, open_store
 
 if TYPE_CHECKING:  # the agent's modules load on first use: `kgqa load` opens stores here too, and starts fast
-    from agent.chat.context import ChatContext
     from agent.embeddings import Embedder
     from agent.llm.base import LLMClient
     from agent.pog.context import PoGContext
@@ -56,8 +55,12 @@ def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder:
     from agent.pog.context import PoGContext
 
     weights = embedded_weights(settings)  # a conflict in the settings fails before the embeddings load
-    return PoGContext(store, llm, embedder or Embedder.from_settings(settings), settings.pog, memory=memory,
-                      model_weights=weights)
+    embedder = embedder or Embedder.from_settings(settings)
+    if memory is None and settings.pog.path_memory is not None:
+        from agent.pog.memory import PathMemory
+
+        memory = PathMemory.load(settings.pog.path_memory, embedder)
+    return PoGContext(store, llm, embedder, settings.pog, memory=memory, model_weights=weights)
 
 
 def warm_up(pog: PoGContext, *, prime_model: bool = True) -> None:
@@ -76,24 +79,6 @@ def warm_up(pog: PoGContext, *, prime_model: bool = True) -> None:
         for start in filter(None, map(head, first)):  # the paper's prompts may open with a slot
             pog.llm.prime([{"role": "user", "content": start}])
     pog.embedder.bulk_model()
-
-
-def chat_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None) -> ChatContext:
-    """The chat's context: PoG's, and the settings' trace folder."""
-    from agent.chat.context import ChatContext
-
-    return ChatContext(pog_context(settings, store, llm, embedder), trace_dir=settings.trace_dir)
-
-
-@contextmanager
-def open_chat_context(settings: Settings, store_url: str | None = None) -> Iterator[ChatContext]:
-    """Store (read-only) and model opened from the settings, closed on exit."""
-    from agent.assembly.models import open_llm
-
-    with ExitStack() as opened:
-        store = opened.enter_context(open_settings_store(settings, store_url, read_only=True))
-        llm = opened.enter_context(open_llm(settings))
-        yield chat_context(settings, store, llm)
 
 
 @contextmanager

@@ -28,9 +28,9 @@ class PoGContext:
     neighbours: NeighborCache = field(init=False)
 
     def __post_init__(self) -> None:
+        # No I/O here: the path memory is loaded by whoever opens the agent
+        # (`agent.assembly.context.pog_context`), never as a side effect of building this.
         self.neighbours = self.config.neighbour_cache(self.store)
-        if self.memory is None and self.config.path_memory is not None:
-            self.memory = PathMemory.load(self.config.path_memory, self.embedder)
 
     @property
     def synthetic_memory(self) -> bool:

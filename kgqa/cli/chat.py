@@ -28,7 +28,6 @@ from kgqa.cli.common import (
     app,
     console,
     fail,
-    opened,
     out,
     settings_from,
     with_pog_flags,
@@ -72,25 +71,25 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
     model, embeddings), all closed on exit; shared by `chat` and `serve`."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from agent.assembly.context import chat_context, model_in_background, warm_up
+    from agent import open_agent
+    from agent.assembly.context import warm_up
+    from agent.chat.context import ChatContext
     from agent.chat.graph import build_chat_graph
-    from agent.embeddings import Embedder
     from agent.llm.base import LLMError
+    from kg_store import StoreError
 
     with ExitStack() as stack:
         if demo:
             loaded = stack.enter_context(demo_kg(settings))
             loaded.ready()
             settings = loaded.settings
-        store = stack.enter_context(opened(settings, settings.store_url, read_only=True))
-        if store.stats().triples == 0:
-            raise fail(f"{store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
         try:
-            model = stack.enter_context(model_in_background(settings))
-            embedder = Embedder.from_settings(settings)  # while the model starts
-            context = chat_context(settings, store, model.result(), embedder)
-        except (LLMError, FileNotFoundError) as exc:
+            qa = stack.enter_context(open_agent(settings))
+        except (LLMError, StoreError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
+        if qa.context.store.stats().triples == 0:
+            raise fail(f"{qa.context.store.display_url} is empty: load a KG first (kgqa load), or use --demo", 2)
+        context = ChatContext(qa.context, trace_dir=settings.trace_dir)
         prime = settings.llm_warm_up and not settings.llm_base_url  # our own server: reading ahead costs nobody anything
         threading.Thread(target=warm_up, args=(context.pog,), kwargs={"prime_model": prime}, name="warm-up",
                          daemon=True).start()
