@@ -10,16 +10,16 @@ Exports load on first use (langgraph and torch are not needed to import the pack
 Layers, bottom to top; a module imports only from its own unit and the layers below
 (`tests/test_layers.py` fails on an upward import):
 
-1. `answers` (names matched and answers read from replies, the result a pipeline
+1. `answer_text` (names matched and answers read from replies, the result a pipeline
    returns), `events` (node events), `process` and `exec_with_death_signal` (child
    processes), `minilm` (the embedding model's weights);
 2. `llm` (model clients), `embeddings`;
 3. `linking`: names in questions to graph entities;
-4. `optional`: the optional nodes' machinery (GraphRAG-FI, path pooling, KG-Scout);
+4. `optional_nodes`: the optional nodes' machinery (GraphRAG-FI, path pooling, KG-Scout);
 5. `pog`, `triples`: the two agents, each a LangGraph state machine;
 6. `pipelines`: agents and baselines behind one interface, as `kgqa eval` runs them;
 7. `traces`: a question run's trace document;
-8. `answer`: one question answered for a person, with its evidence and trace;
+8. `asking`: one question answered for a person, with its evidence and trace;
 9. `chat`: conversations with follow-up questions;
 10. `settings`: the one settings object;
 11. `assembly`: stores, models, contexts and pipelines built from the settings;

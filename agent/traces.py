@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.answers import PipelineResult, names_match, names_only_the_question
+from agent.answer_text import PipelineResult, names_match, names_only_the_question
 from agent.llm.base import Usage
 from agent.pog.state import ANSWER_REASONS
 from loaders.questions import Question

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.llm.local import MODELS, assemble
-from agent.optional.graphrag_fi import AttentionPathScorer, paths_that_fit, rog_prompt
+from agent.optional_nodes.graphrag_fi import AttentionPathScorer, paths_that_fit, rog_prompt
 from kgqa.settings import Settings
 
 QUESTION = "the films that share directors with the film Black Christmas were in which genres"

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.llm.local import MODELS, assemble
-from agent.optional import graphrag_fi
+from agent.optional_nodes import graphrag_fi
 from kgqa.settings import Settings
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.answer import answer_question
+from agent.asking import answer_question
 from kgqa.cli.chat import agent_session
 from kgqa.settings import Settings
 

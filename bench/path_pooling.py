@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.embeddings import Embedder
-from agent.optional.path_pooling import PoolingOptions, pool_scores
+from agent.optional_nodes.path_pooling import PoolingOptions, pool_scores
 from agent.pipelines.facts import triple_text
 from kg_store import GraphStore, open_store
 from loaders.load import load_file

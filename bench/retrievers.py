@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 from agent.embeddings import Embedder
-from agent.optional.kg_scout.features import candidates_for
-from agent.optional.kg_scout.reward import shortest_paths
-from agent.optional.path_pooling import pool_scores
+from agent.optional_nodes.kg_scout.features import candidates_for
+from agent.optional_nodes.kg_scout.reward import shortest_paths
+from agent.optional_nodes.path_pooling import pool_scores
 from kg_store import open_store
 from loaders.questions import read_questions, select
 
@@ -55,7 +55,7 @@ def main() -> None:
     if args.scout_model:
         import torch
 
-        from agent.optional.kg_scout.training import load_checkpoint
+        from agent.optional_nodes.kg_scout.training import load_checkpoint
 
         scout, _ = load_checkpoint(args.scout_model)
     hits: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])

@@ -52,7 +52,7 @@ store.close()
     "agent": """
 from kgqa.settings import Settings
 from kgqa.cli.ask import DEMO_MEMORY
-from agent.answer import answer_question
+from agent.asking import answer_question
 from agent.embeddings import Embedder
 from agent.assembly.context import pog_context
 from agent.llm.starting import StartingLLM

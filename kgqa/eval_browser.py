@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from agent.answers import names_match
+from agent.answer_text import names_match
 from agent.evaluation.compare import answer_path, compare
 from agent.evaluation.report import breakdown, mean_of
 from agent.traces import answer_why

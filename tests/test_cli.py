@@ -152,7 +152,7 @@ def test_memory_synthesize_reads_no_questions_reports_its_cost_and_resumes(kb: P
 
 
 def test_train_kg_scout_writes_a_checkpoint_the_scorer_loads(tmp_path: Path) -> None:
-    from agent.optional.kg_scout.training import load_checkpoint
+    from agent.optional_nodes.kg_scout.training import load_checkpoint
 
     kb = tmp_path / "kb.txt"
     kb.write_text("".join(f"Movie {m}|directed_by|Director {m}\n" + "".join(

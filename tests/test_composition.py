@@ -9,9 +9,9 @@ import pytest
 
 from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
+from agent.pog.candidates import asked_words, question_tokens, topic_phrase_words
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import MASK, mask_question
-from agent.pog.paths import asked_words, question_tokens, topic_phrase_words
 from agent.pog.scoring import PathScorer
 from agent.pog.state import Entity
 from kg_store import LoadBatch, Triple
@@ -183,6 +183,6 @@ def test_a_spare_word_excuses_no_step_where_a_path_as_long_names_them_all(embedd
     ("which countries border both France and Spain", ["France", "Spain"], False),
 ])
 def test_only_a_nested_chain_has_a_middle_that_is_no_answer(question: str, topics: list[str], nested: bool) -> None:
-    from agent.pog.paths import chains_through_topic_phrase
+    from agent.pog.candidates import chains_through_topic_phrase
 
     assert chains_through_topic_phrase(mask_question(question, topics), MASK) is nested

@@ -13,8 +13,8 @@ from agent.embeddings import Embedder
 from agent.linking import Entity
 from agent.llm import FakeLLM
 from agent.llm.base import LLMReply
-from agent.optional.config import FIConfig
-from agent.optional.graphrag_fi import (
+from agent.optional_nodes.config import FIConfig
+from agent.optional_nodes.graphrag_fi import (
     ScoredAnswer,
     answer_confidences,
     coarse_filter,
@@ -174,7 +174,7 @@ def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention
     import torch
 
     from agent.llm.local import MODELS, assemble
-    from agent.optional.graphrag_fi import AttentionPathScorer
+    from agent.optional_nodes.graphrag_fi import AttentionPathScorer
 
     weights = assemble(MODELS["qwen-0.5b"], tmp_path / "models")
     scorer = AttentionPathScorer(weights.parent, weights.name)
@@ -203,7 +203,7 @@ def test_the_attention_pass_reads_the_same_numbers_as_the_models_eager_attention
 
 
 def test_the_fine_filter_prompt_lists_the_best_paths_that_fit_the_models_context() -> None:
-    from agent.optional.graphrag_fi import fine_filter
+    from agent.optional_nodes.graphrag_fi import fine_filter
     from prompts import LISTING_CHARS
 
     long_paths = [f"Entity {i} -> " + "film.performance.character -> " * 10 + f"End {i}" for i in range(40)]
@@ -218,7 +218,7 @@ def test_the_fine_filter_prompt_lists_the_best_paths_that_fit_the_models_context
 def test_the_fine_filter_leaves_room_for_a_reply_that_lists_every_path() -> None:
     # The 0.5B model often lists every path; with a fixed budget its reply to 30 triples was
     # cut inside the list, no JSON, so nothing was ever picked.
-    from agent.optional.graphrag_fi import fine_filter
+    from agent.optional_nodes.graphrag_fi import fine_filter
 
     paths = [f"Italy -> location.location.contains -> City {i}" for i in range(30)]
     everything = json.dumps({"paths": list(range(1, 31))})

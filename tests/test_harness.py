@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.answers import PipelineResult
+from agent.answer_text import PipelineResult
 from agent.evaluation.harness import SUMMARY_KEYS, EvalRun, read_finished
 from agent.llm import FakeLLM
 from agent.llm.base import LLMTimeout, LLMUnavailable

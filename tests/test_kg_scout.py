@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from agent.optional.kg_scout.features import Candidates, linearise, personalised_pagerank, relation_phrase
-from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacement
-from agent.optional.kg_scout.reward import Reward, reward, shortest_paths
-from agent.optional.kg_scout.training import (
+from agent.optional_nodes.kg_scout.features import Candidates, linearise, personalised_pagerank, relation_phrase
+from agent.optional_nodes.kg_scout.model import PolicyNetwork, sample_without_replacement
+from agent.optional_nodes.kg_scout.reward import Reward, reward, shortest_paths
+from agent.optional_nodes.kg_scout.training import (
     Example,
     TrainingConfig,
     evaluate,
@@ -186,7 +186,7 @@ def test_candidates_keep_one_vector_per_relation_and_none_of_the_rest() -> None:
     vector is stored once, and nothing keeps the embeddings of the triples cut by the
     pre-filter alive (the question vector once did, as a view of all of them)."""
     from agent.embeddings import Embedder
-    from agent.optional.kg_scout.features import candidates_for
+    from agent.optional_nodes.kg_scout.features import candidates_for
 
     embedder = Embedder()
     triples = [T("Big", "film.directed_by", "Penny Marshall"), T("Big", "film.starring", "Tom Hanks"),
@@ -201,7 +201,7 @@ def test_candidates_keep_one_vector_per_relation_and_none_of_the_rest() -> None:
 
 def test_the_scorer_scores_candidates_and_zero_for_the_rest(tmp_path: Path) -> None:
     from agent.embeddings import Embedder
-    from agent.optional.kg_scout.scorer import KGScoutScorer
+    from agent.optional_nodes.kg_scout.scorer import KGScoutScorer
 
     model = PolicyNetwork().eval()
     scorer = KGScoutScorer(model, Embedder(), candidates=2)

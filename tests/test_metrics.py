@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 from agent.evaluation.metrics import covered, f1, hit, hits_at_1, lenient_match, matches
 
 

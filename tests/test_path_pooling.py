@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
+from agent.optional_nodes.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
 from kg_store import Triple
 
 TOY = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.answers import read_answers
+from agent.answer_text import read_answers
 from agent.pipelines.facts import facts_of
 from kg_store import UNNAMED, Subgraph, Triple
 

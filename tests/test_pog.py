@@ -13,8 +13,8 @@ from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.pog.answering import answer_from_paths
+from agent.pog.candidates import path_text
 from agent.pog.memory import MemoryEntry, PathMemory
-from agent.pog.paths import path_text
 from agent.pog.state import Entity, PathCandidate
 from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
 
@@ -555,7 +555,7 @@ def test_a_given_topic_the_graph_holds_nothing_about_is_reported_as_left_out(emb
     """CWQ's constraints name entities the FB15k-237 subset lacks ("... that uses the Central
     African CFA franc"): the answer cannot honour them, and says so instead of dropping them
     silently."""
-    from agent.answer import answer_question
+    from agent.asking import answer_question
 
     llm = scripted(analyse=analysis(1), answer="ans: Penny Marshall")
     context = PoGContext(film_store(), llm, embedder, PoGConfig())
@@ -644,7 +644,7 @@ def test_the_relation_named_beside_the_topic_or_as_shared_is_the_first_step(
     ("what has written by X", []),  # a template's "what has", not "what are the ..."
 ])
 def test_the_words_that_say_what_a_question_asks_for(question: str, asked: list[str]) -> None:
-    from agent.pog.paths import asked_words
+    from agent.pog.candidates import asked_words
 
     assert asked_words(question) == asked
 

@@ -12,8 +12,8 @@ import pytest
 from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
 from agent.llm.base import LLMReply
-from agent.optional.graphrag_fi import ScoredAnswer
-from agent.pog.fi import STRUCTURAL, _confidence
+from agent.optional_nodes.graphrag_fi import ScoredAnswer
+from agent.pog.graphrag_fi import STRUCTURAL, _confidence
 from agent.pog.state import Entity
 from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
 

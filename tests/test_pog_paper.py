@@ -204,7 +204,7 @@ def test_an_extended_path_carries_only_joins_that_hold_at_its_own_end() -> None:
     """Phase 3 copied a path's joins onto its new ends: `... -> Germany -> continent ->
     Europe <- borders <- France`, a fact the graph does not hold. The join walks on by the
     same step instead, and an entity expanded once is not expanded again."""
-    from agent.pog.paths import extend, path_text
+    from agent.pog.candidates import extend, path_text
     from agent.pog.state import PathCandidate
 
     store = store_of(AIRPORTS)
@@ -230,8 +230,8 @@ def test_phase_three_expands_phase_twos_paths_too(embedder: Embedder) -> None:
     phase 1's, so what phase 2's linked guess reached was never walked on."""
     from langgraph.runtime import Runtime
 
+    from agent.pog.candidates import path_text
     from agent.pog.exploration import expand_nodes
-    from agent.pog.paths import path_text
     from agent.pog.state import PathCandidate
 
     store = store_of(AIRPORTS)

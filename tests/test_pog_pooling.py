@@ -6,7 +6,7 @@ import pytest
 
 from agent import PoGConfig, PoGContext, build_graph, run_question
 from agent.embeddings import Embedder
-from agent.optional.config import PoolingConfig
+from agent.optional_nodes.config import PoolingConfig
 from agent.pog.pooling import path_facts
 from agent.pog.state import Entity, PathCandidate
 from kg_store import Triple

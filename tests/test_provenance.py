@@ -10,7 +10,7 @@ from typing import get_args
 
 import pytest
 
-from agent.answer import answer_question
+from agent.asking import answer_question
 from agent.embeddings import Embedder
 from agent.pipelines.pog import PoGPipeline
 from agent.pog.answering import held_by_its_path

@@ -6,7 +6,7 @@ import pytest
 
 from agent.embeddings import Embedder
 from agent.linking import Entity
-from agent.optional.config import PoolingConfig
+from agent.optional_nodes.config import PoolingConfig
 from agent.triples.config import TriplesConfig
 from agent.triples.context import TriplesContext
 from agent.triples.graph import build_graph, run_question

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
-    from agent.answer import Answered
+    from agent.asking import Answered
     from agent.pog.context import PoGContext
     from agent.settings import Settings
 
@@ -34,8 +34,8 @@ class OpenAgent:
             trace_path: Path | None = None) -> Answered:
         """The answer to `question`, with topic entities as {id, name} when known (else
         they are linked from the text): answers, source, the rule that gave them, the
-        evidence paths, calls, tokens and seconds (`agent.answer.Answered`)."""
-        from agent.answer import answer_question
+        evidence paths, calls, tokens and seconds (`agent.asking.Answered`)."""
+        from agent.asking import answer_question
 
         return answer_question(self.context, question, topics, graph=self.graph, trace_path=trace_path)
 

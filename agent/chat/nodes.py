@@ -1,12 +1,12 @@
 """The chat graph's two nodes: resolve the follow-up, answer it with PoG
-(`agent.answer.answer_question`, as `kgqa ask` and `serve` answer one question)."""
+(`agent.asking.answer_question`, as `kgqa ask` and `serve` answer one question)."""
 
 from __future__ import annotations
 
 from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
-from agent.answer import answer_question, trace_id_for
+from agent.asking import answer_question, trace_id_for
 from agent.chat.context import ChatContext
 from agent.chat.references import resolve_references
 from agent.chat.state import ChatState, ChatTurn

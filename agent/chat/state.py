@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, TypedDict
 
-from agent.answer import Answered
+from agent.asking import Answered
 
 
 class ChatTurn(Answered):

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.answers import PipelineResult
+from agent.answer_text import PipelineResult
 from agent.evaluation import metrics
 from agent.llm.base import LLMClient, LLMTimeout, LLMUnavailable, ModelNotFound, Usage
 from agent.pipelines.base import Pipeline

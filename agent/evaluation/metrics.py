@@ -1,6 +1,6 @@
 """KGQA metrics in the RoG / GNN-RAG convention, so figures compare with published ones.
 
-Names are normalised by `agent.answers.normalize` (the store's own normalisation: lowercase,
+Names are normalised by `agent.answer_text.normalize` (the store's own normalisation: lowercase,
 accents and punctuation gone, so "Amelie" is "Amélie"; then the articles a/an/the dropped).
 A predicted answer *matches* a gold answer when they are the same name once normalised,
 or the prediction is a list ("the Eiffel Tower, Paris") with the gold as one whole item:
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 
 _LIST_SEPARATORS = re.compile(r"[,;|/\n]")
 

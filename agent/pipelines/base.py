@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agent.answers import PipelineResult
+from agent.answer_text import PipelineResult
 from loaders.questions import Question
 
 __all__ = ["Pipeline", "PipelineResult"]

@@ -4,7 +4,7 @@ by embedding cosine to the question, the top k in one prompt, one LLM call."""
 
 from __future__ import annotations
 
-from agent.answers import PipelineResult, read_answers
+from agent.answer_text import PipelineResult, read_answers
 from agent.embeddings import Embedder, cosine_rank
 from agent.linking import link_question
 from agent.llm.base import LLMClient

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.answers import PipelineResult, read_answers
+from agent.answer_text import PipelineResult, read_answers
 from agent.llm.base import LLMClient
 from loaders.questions import Question
 from prompts import render

@@ -3,7 +3,7 @@ evidence paths and a trace out."""
 
 from __future__ import annotations
 
-from agent.answers import PipelineResult
+from agent.answer_text import PipelineResult
 from agent.pog.context import PoGContext
 from agent.pog.graph import build_graph, run_question
 from agent.pog.state import ANSWER_REASONS, Entity, PathCandidate, PoGState

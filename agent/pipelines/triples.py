@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.answers import PipelineResult
+from agent.answer_text import PipelineResult
 from agent.embeddings import Embedder
 from agent.linking import Entity
 from agent.llm.base import LLMClient

@@ -8,7 +8,7 @@ import math
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 from agent.embeddings import Embedder
 from agent.events import Update, traced
 from agent.linking import Entity, relation_vocabulary, resolve_topics

@@ -6,14 +6,14 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.answers import named_in, names_match, names_only_the_question, normalize, read_answers
+from agent.answer_text import named_in, names_match, names_only_the_question, normalize, read_answers
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pog.analysis import plan_text
+from agent.pog.candidates import chains_through_topic_phrase, path_text
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
 from agent.pog.memory import MASK, masked_question
-from agent.pog.paths import chains_through_topic_phrase, path_text
 from agent.pog.state import AnswerReason, PathCandidate, PoGState, Source
 from prompts import render
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ModelWrapValidatorHandler, model_validator
 
-from agent.optional.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import FIConfig, PoolingConfig
 from kg_store import GraphStore
 from kg_store.paths import NeighborCache
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
-from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
+from agent.optional_nodes.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
 from agent.pog.config import PoGConfig
 from agent.pog.memory import PathMemory
 from kg_store import GraphStore

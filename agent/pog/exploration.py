@@ -6,11 +6,11 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from agent.answers import names_match, normalize, read_answers
+from agent.answer_text import names_match, normalize, read_answers
 from agent.events import Update, traced
 from agent.linking import link_entities
+from agent.pog.candidates import extend, from_group
 from agent.pog.context import PoGContext
-from agent.pog.paths import extend, from_group
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PoGState
 from kg_store.paths import Exploration, connect, explore, join_topics

@@ -56,7 +56,7 @@ from agent.pog.exploration import (
     supplement_from_linked_guesses,
     supplement_with_llm,
 )
-from agent.pog.fi import filter_paths_fi, integrate_answers_fi
+from agent.pog.graphrag_fi import filter_paths_fi, integrate_answers_fi
 from agent.pog.pooling import pool_kept_paths
 from agent.pog.pruning import prune_paths
 from agent.pog.state import Entity, PoGState
@@ -159,7 +159,7 @@ def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = 
                  on_node: NodeEvent | None = None) -> PoGState:
     """One question through the graph; returns the final state. Every entry point runs
     questions through here (`kgqa eval` directly, the chat and `kgqa ask`/`serve` through
-    `agent.answer.answer_question`). A benchmark question's id and group keep its own
+    `agent.asking.answer_question`). A benchmark question's id and group keep its own
     and its near-twins' path-memory entries out. `on_node` hears each node as it ends
     (`{"node": name, "seconds": s}`)."""
     graph = graph or build_graph(context.config)

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
 from agent.linking import mention_span, relation_vocabulary
-from agent.pog.paths import asked_words, asks_for_siblings, named_depth, sibling_mismatch
+from agent.pog.candidates import asked_words, asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics

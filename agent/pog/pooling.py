@@ -3,7 +3,7 @@
 A kept path group stands for every concrete fact along its relation sequence; the answer
 prompt normally shows each group once, with at most `names_per_set` names per set. With
 pooling on, the facts of the kept groups are scored against the question, smoothed along
-paths from the topic entities (`agent/optional/path_pooling.py`), the best
+paths from the topic entities (`agent/optional_nodes/path_pooling.py`), the best
 `pooled_facts` chosen and written as merged paths in the configured order (best last by
 default), as the path-pooling paper prompts them.
 The kept groups themselves (and so which entities can be answers) do not change.
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from langgraph.runtime import Runtime
 
 from agent.events import Update, traced
-from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
-from agent.optional.triple_scoring import CosineScorer
+from agent.optional_nodes.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
+from agent.optional_nodes.triple_scoring import CosineScorer
 from agent.pog.context import PoGContext
 from agent.pog.state import PathCandidate, PoGState
 from kg_store import Triple

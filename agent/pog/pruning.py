@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from agent.events import Update, traced
 from agent.pog.analysis import plan_text
+from agent.pog.candidates import path_text
 from agent.pog.context import PoGContext
-from agent.pog.paths import path_text
 from agent.pog.scoring import PathScorer
 from agent.pog.state import PathCandidate, PoGState
 from prompts import batches, fitting_listing, render

@@ -35,9 +35,7 @@ from itertools import combinations
 import numpy as np
 
 from agent.embeddings import Embedder
-from agent.pog.config import ScoreWeights
-from agent.pog.memory import MASK, mask_question, masked_question
-from agent.pog.paths import (
+from agent.pog.candidates import (
     IMPERATIVES,
     POSSESSIVE,
     asked_words,
@@ -52,6 +50,8 @@ from agent.pog.paths import (
     topic_relation,
     word_names_relation,
 )
+from agent.pog.config import ScoreWeights
+from agent.pog.memory import MASK, mask_question, masked_question
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.optional.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import FIConfig, PoolingConfig
 
 
 class TriplesConfig(BaseModel):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
-from agent.optional.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
+from agent.optional_nodes.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
 from agent.triples.config import TriplesConfig
 from agent.triples.scorers import TripleScorer, make_scorer
 from kg_store import GraphStore

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.answers import read_answers
+from agent.answer_text import read_answers
 from agent.events import Update, traced
 from agent.linking import resolve_topics
-from agent.optional.graphrag_fi import answer_confidences, coarse_trace, filter_paths, integrate
-from agent.optional.kg_scout.features import linearise
-from agent.optional.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
+from agent.optional_nodes.graphrag_fi import answer_confidences, coarse_trace, filter_paths, integrate
+from agent.optional_nodes.kg_scout.features import linearise
+from agent.optional_nodes.path_pooling import PoolingOptions, merged_lines, pool_scores, rerank
 from agent.triples.context import TriplesContext
 from agent.triples.state import ScoredTriple, TriplesState
 from prompts import render

@@ -4,7 +4,7 @@ Embedding cosine by default; the KG-Scout policy network when a checkpoint is gi
 from __future__ import annotations
 
 from agent.embeddings import Embedder
-from agent.optional.triple_scoring import CosineScorer, TripleScorer
+from agent.optional_nodes.triple_scoring import CosineScorer, TripleScorer
 from agent.triples.config import TriplesConfig
 from kg_store.errors import ConfigError
 
@@ -13,7 +13,7 @@ def make_scorer(config: TriplesConfig, embedder: Embedder) -> TripleScorer:
     if config.scorer == "kg-scout":
         if config.scorer_model is None:
             raise ConfigError("scorer kg-scout needs a trained model: --scorer-model model.pt (kgqa train kg-scout)")
-        from agent.optional.kg_scout.scorer import KGScoutScorer
+        from agent.optional_nodes.kg_scout.scorer import KGScoutScorer
 
         return KGScoutScorer.load(config.scorer_model, embedder)
     return CosineScorer(embedder)

@@ -167,7 +167,7 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
             model.add_done_callback(lambda done: done.exception() or steps.done("model"))
             # The agent's modules (about two seconds of imports) load on this core meanwhile.
             with interrupt_deferred():
-                from agent.answer import answer_question
+                from agent.asking import answer_question
                 from agent.assembly.context import pog_context
                 from agent.embeddings import Embedder
                 from agent.llm.starting import StartingLLM

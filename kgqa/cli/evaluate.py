@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agent.assembly.pipelines import PIPELINES
-from agent.optional.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import FIConfig, PoolingConfig
 from agent.triples.config import TriplesConfig
 from kg_store import InputError, StoreError
 from kgqa.cli.common import (

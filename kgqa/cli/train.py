@@ -53,7 +53,7 @@ def train_kg_scout(
     efficiency + 3 coverage) and write a checkpoint that
     `kgqa eval --pipeline triples --scorer kg-scout --scorer-model FILE` loads."""
     from agent.embeddings import Embedder
-    from agent.optional.kg_scout.training import (
+    from agent.optional_nodes.kg_scout.training import (
         Example,
         TrainingConfig,
         prepare,

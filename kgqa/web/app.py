@@ -31,7 +31,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agent.answer import answer_question
+from agent.asking import answer_question
 from agent.chat.context import ChatContext
 from kg_store import InputError, KGQAError
 from kgqa.traces import TraceError, load_trace

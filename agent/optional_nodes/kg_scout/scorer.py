@@ -9,9 +9,9 @@ import numpy as np
 import torch
 
 from agent.embeddings import Embedder
-from agent.optional.kg_scout.features import candidates_for
-from agent.optional.kg_scout.model import PolicyNetwork
-from agent.optional.kg_scout.training import load_checkpoint
+from agent.optional_nodes.kg_scout.features import candidates_for
+from agent.optional_nodes.kg_scout.model import PolicyNetwork
+from agent.optional_nodes.kg_scout.training import load_checkpoint
 from kg_store import Triple
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.answers import names_match
+from agent.answer_text import names_match
 from agent.events import Update, traced
-from agent.optional.graphrag_fi import ScoredAnswer, answer_confidences, coarse_trace, filter_paths, integrate
+from agent.optional_nodes.graphrag_fi import ScoredAnswer, answer_confidences, coarse_trace, filter_paths, integrate
 from agent.pog.context import PoGContext
 from agent.pog.state import PoGState
 from prompts import render

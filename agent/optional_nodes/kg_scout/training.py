@@ -21,11 +21,11 @@ from pathlib import Path
 
 import torch
 
-from agent.answers import normalize
+from agent.answer_text import normalize
 from agent.embeddings import MODEL_ID, Embedder
-from agent.optional.kg_scout.features import Candidates, candidates_for
-from agent.optional.kg_scout.model import PolicyNetwork, sample_without_replacement
-from agent.optional.kg_scout.reward import Edge, reward, shortest_paths
+from agent.optional_nodes.kg_scout.features import Candidates, candidates_for
+from agent.optional_nodes.kg_scout.model import PolicyNetwork, sample_without_replacement
+from agent.optional_nodes.kg_scout.reward import Edge, reward, shortest_paths
 from kg_store import GraphStore
 from kg_store.errors import InputError
 from loaders.questions import Gold, Question, read_questions

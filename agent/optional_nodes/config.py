@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 
 class PoolingConfig(BaseModel):
-    """Path pooling (agent/optional/path_pooling.py)."""
+    """Path pooling (agent/optional_nodes/path_pooling.py)."""
 
     enabled: bool = False
     search: Literal["dijkstra", "bfs", "random_walk"] = "dijkstra"
@@ -21,7 +21,7 @@ class PoolingConfig(BaseModel):
 
 
 class FIConfig(BaseModel):
-    """GraphRAG-FI (agent/optional/graphrag_fi.py)."""
+    """GraphRAG-FI (agent/optional_nodes/graphrag_fi.py)."""
 
     filter: bool = Field(default=False, description="Coarse (attention) and fine (LLM) path filtering.")
     coarse: Literal["auto", "attention", "similarity"] = Field(

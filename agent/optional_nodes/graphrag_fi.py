@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.answers import normalize, read_answers
+from agent.answer_text import normalize, read_answers
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
 from kg_store.errors import ConfigError

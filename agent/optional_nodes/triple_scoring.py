@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from agent.embeddings import Embedder
-from agent.optional.kg_scout.features import linearise
+from agent.optional_nodes.kg_scout.features import linearise
 from kg_store import Triple
 
 
