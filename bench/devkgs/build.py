@@ -19,6 +19,10 @@ The KGs:
   producer (the `mendeleev` package's database, MIT).
 - `metaqa-possessive`: no new KG; other phrasings (possessives, nested "of", verbs) of
   chains over MetaQA's film KB (`../shared/data/metaqa/kb.txt`, the KB the benchmark uses).
+- `freebase-possessive`: no new KG; possessive and nested chains over the FB15k-237 subset
+  (`../shared/data/freebase/fb15k237_freebase.nt.gz`): nationality, capital, director,
+  birthplace, official language, form of government. Topics are named by names no other
+  entity of the subset has.
 
 The templates below were written before the agent was run on any of these KGs, several
 phrasings per relation chain, none copied from a benchmark. Each set is seeded: the same
@@ -100,11 +104,15 @@ class Conjunction:
     phrasings: tuple[str, ...]
 
 
-def chain_questions(kg: KG, chains: Sequence[Chain], rng: random.Random) -> list[str]:
+def chain_questions(kg: KG, chains: Sequence[Chain], rng: random.Random, topics: set[str] | None = None) -> list[str]:
+    """Questions for each chain's phrasings, `PER_TEMPLATE` each, from topics (of `topics`,
+    when given) whose chain ends at 1 to `MAX_ANSWERS` entities other than themselves."""
     lines = []
     for chain in chains:
         candidates = sorted(kg.heads[chain.steps[0][0]] if chain.steps[0][1] else
                             {t for (t, r) in kg.into if r == chain.steps[0][0]})
+        if topics is not None:
+            candidates = [c for c in candidates if c in topics]
         rng.shuffle(candidates)
         for phrasing in chain.phrasings:
             made = 0
@@ -405,6 +413,71 @@ MOVIES_3HOP = [
 ]
 
 
+def freebase_kg(path: Path) -> tuple[KG, dict[str, str]]:
+    """The FB15k-237 subset's facts between named entities, by id, and each id's name
+    (only names no other entity has: a question names its topic in brackets, and an
+    ambiguous name would link to whichever entity the store ranks first)."""
+    import gzip
+
+    kg, names, counts = KG(), {}, defaultdict(int)
+    prefix = "<http://rdf.freebase.com/ns/"
+    facts = []
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            subject, predicate, rest = line.split(" ", 2)
+            relation = predicate.removeprefix(prefix).rstrip(">")
+            if relation == "type.object.name":
+                name = rest.rsplit('"', 1)[0].lstrip('"')
+                names[subject.removeprefix(prefix).rstrip(">")] = name
+                counts[name] += 1
+            elif rest.startswith(prefix):
+                facts.append((subject.removeprefix(prefix).rstrip(">"), relation, rest.split(">", 1)[0].removeprefix(prefix)))
+    for head, relation, tail in facts:
+        if head in names and tail in names:  # no CVT: a question's chain is of named hops here
+            kg.add(head, relation, tail)
+    return kg, {e: n for e, n in names.items() if counts[n] == 1}
+
+
+FREEBASE_2HOP = [
+    Chain("person-country-capital", (("people.person.nationality", F), ("location.country.capital", F)),
+          ("what is the capital of {X} 's country", "which city is the capital of the nation {X} is a citizen of")),
+    Chain("film-director-birthplace", (("film.director.film", B), ("people.person.place_of_birth", F)),
+          ("where was {X} 's director born", "in which place was the director of {X} born")),
+    Chain("film-country-language", (("film.film.country", F), ("location.country.official_language", F)),
+          ("what is the official language of {X} 's country of origin",
+           "which language is official in the country {X} was made in")),
+    Chain("person-country-government", (("people.person.nationality", F), ("location.country.form_of_government", F)),
+          ("what form of government does {X} 's country have", "what kind of government rules the nation of {X}")),
+    Chain("film-director-nationality", (("film.director.film", B), ("people.person.nationality", F)),
+          ("what nationality is {X} 's director", "which country is the director of {X} from")),
+]
+FREEBASE_3HOP = [
+    Chain("film-director-country-capital",
+          (("film.director.film", B), ("people.person.nationality", F), ("location.country.capital", F)),
+          ("what is the capital of the country of {X} 's director",
+           "which city is the capital of the home country of the director of {X}",
+           "{X} 's director is a citizen of a country whose capital is what")),
+    Chain("film-director-country-language",
+          (("film.director.film", B), ("people.person.nationality", F), ("location.country.official_language", F)),
+          ("what is the official language of {X} 's director 's country",
+           "which language is official in the country the director of {X} comes from",
+           "the man who directed {X} is from a country where which language is official")),
+]
+
+
+def named_questions(lines: list[str], names: dict[str, str]) -> list[str]:
+    """Questions written with ids, as names: a question whose topic has no name of its own,
+    or whose answers lack names, is left out."""
+    named = []
+    for line in lines:
+        text, answers = line.split("\t")
+        topic = re.search(r"\[([^\]]+)\]", text).group(1)  # type: ignore[union-attr]
+        golds = [names.get(a) for a in answers.split("|")]
+        if topic in names and all(golds):
+            named.append(f"{text.replace(f'[{topic}]', f'[{names[topic]}]')}\t{'|'.join(sorted(set(golds)))}")  # type: ignore[arg-type]
+    return named
+
+
 KGS = {
     "geo": (geo_kg, {"1hop": GEO_1HOP, "2hop": GEO_2HOP, "3hop": GEO_3HOP}, GEO_CONJ),
     "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP}, ELEMENTS_CONJ),
@@ -420,6 +493,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE)
     parser.add_argument("--metaqa-kb", type=Path, default=HERE.parents[1].parent / "shared/data/metaqa/kb.txt")
+    parser.add_argument("--freebase-nt", type=Path,
+                        default=HERE.parents[1].parent / "shared/data/freebase/fb15k237_freebase.nt.gz")
     args = parser.parse_args()
     for name, (build, chains, conjunctions) in KGS.items():
         kg = build()
@@ -435,6 +510,13 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         for kind, kind_chains in {"2hop": MOVIES_2HOP, "3hop": MOVIES_3HOP}.items():
             write_set(folder, kind, chain_questions(kg, kind_chains, random.Random(f"metaqa-{kind}")))
+    if args.freebase_nt.exists():
+        kg, names = freebase_kg(args.freebase_nt)
+        folder = args.out / "freebase-possessive"
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind, kind_chains in {"2hop": FREEBASE_2HOP, "3hop": FREEBASE_3HOP}.items():
+            asked = chain_questions(kg, kind_chains, random.Random(f"freebase-{kind}"), topics=set(names))
+            write_set(folder, kind, named_questions(asked, names))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data"
-DEV_KGS = ("geo", "elements", "metaqa-possessive")
+DEV_KGS = ("geo", "elements", "metaqa-possessive", "freebase-possessive")
 BENCHMARKS = ("metaqa", "freebase")
 # Each KG's question sets: kind -> (file, format).
 SETS = {
@@ -53,7 +53,7 @@ def kgqa(*args: str, capture: bool = False) -> str:
 def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
     if kg in ("metaqa", "metaqa-possessive"):
         return args.metaqa_store
-    if kg == "freebase":
+    if kg in ("freebase", "freebase-possessive"):
         return args.freebase_store
     url = f"oxigraph:{stores / kg}"
     if not (stores / kg).exists():
@@ -62,7 +62,7 @@ def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
 
 
 def memory_of(kg: str, store: str, stores: Path) -> Path:
-    path = stores / f"{'metaqa' if kg == 'metaqa-possessive' else kg}-memory.jsonl"  # one memory a store
+    path = stores / f"{kg.removesuffix('-possessive')}-memory.jsonl"  # one memory a store
     if not path.exists() or path.stat().st_size == 0:
         kgqa("memory", "synthesize", "--store", store, "--out", str(path))
     return path
