@@ -212,3 +212,16 @@ def test_text_that_is_not_unicode_is_refused(client) -> None:
     reply = client.post("/api/ask", content=b'{"question": "who directed Big\\ud800"}',
                         headers={"content-type": "application/json"})
     assert reply.status_code == 422 and "unicode" in reply.text
+
+
+def test_sigterm_tells_the_app_it_is_stopping() -> None:
+    """The server `kgqa serve` runs sets the app's `stopping` event on SIGTERM (and
+    Ctrl-C), before uvicorn's own shutdown: queued requests then get 503."""
+    import signal
+
+    from kgqa.cli.serve import stopping_server
+
+    stopping = threading.Event()
+    server = stopping_server(uvicorn.Config(lambda scope, receive, send: None), stopping)
+    server.handle_exit(signal.SIGTERM, None)
+    assert stopping.is_set() and server.should_exit

@@ -65,10 +65,10 @@ def serve(
                                  ["*"] if host in ("0.0.0.0", "::") else [host])
         app_ = create_app(graph, context, allowed_hosts=hosts, max_body_bytes=max_body, stopping=stopping)
         config = uvicorn.Config(app_, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE_S)
-        run_until_stopped(config, stopping)
+        stopping_server(config, stopping).run()
 
 
-def run_until_stopped(config: uvicorn.Config, stopping: threading.Event) -> None:
+def stopping_server(config: uvicorn.Config, stopping: threading.Event) -> uvicorn.Server:
     """uvicorn's server, telling the app when SIGTERM or Ctrl-C arrives, so that requests
     waiting for the answering slot get 503 at once rather than an error when the grace
     period ends."""
@@ -79,4 +79,4 @@ def run_until_stopped(config: uvicorn.Config, stopping: threading.Event) -> None
             stopping.set()
             super().handle_exit(sig, frame)
 
-    Server(config).run()
+    return Server(config)
