@@ -297,11 +297,13 @@ def test_ctrl_c_during_the_agents_imports_is_raised_after_them() -> None:
     from kgqa.cli.ask import interrupt_deferred
 
     finished = []
+    before = signal.getsignal(signal.SIGINT)  # Python's own, unless an earlier test's code left another
     with pytest.raises(KeyboardInterrupt), interrupt_deferred():
+        assert signal.getsignal(signal.SIGINT) is not before  # deferred inside the block
         signal.raise_signal(signal.SIGINT)
         finished.append(True)  # the block runs to its end
     assert finished == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is Ctrl-C again
+    assert signal.getsignal(signal.SIGINT) is before  # Ctrl-C is what it was again
 
 
 def test_eval_command_streams_results_reports_and_resumes(tmp_path: Path, endpoint) -> None:

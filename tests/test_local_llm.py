@@ -300,7 +300,7 @@ def test_the_demo_answers_a_question_over_the_bundled_kg(tmp_path: Path) -> None
     assert ask.exit_code == 0, ask.output
     answer = json.loads(ask.stdout)
     assert set(answer) == {"answers", "unheld_topics", "paths", "llm_calls", "prompt_tokens", "completion_tokens",
-                           "seconds", "source", "startup_seconds"}
+                           "seconds", "source", "sufficient", "answer_reason", "decided_by", "why", "startup_seconds"}
     assert answer["unheld_topics"] == []  # Hal Ashby is in the graph
     assert {"model", "embeddings"} <= set(answer["startup_seconds"])
     assert answer["answers"] and answer["paths"] and answer["llm_calls"] >= 1 and answer["source"] in ("kg", "kg+llm")
