@@ -144,6 +144,12 @@ def test_cosine_triples_puts_the_relevant_fact_in_the_prompt() -> None:
     assert "Movie A -> directed_by -> Person B" in prompt
     assert sum(line.startswith("Movie A -> ") for line in prompt.splitlines()) == 5  # top 5 of 42 facts
     assert result.predictions == ["Person B"] and "Person B" in (result.retrieved or [])
+    # a topic given by name over a store of ids (a MetaQA-format file over Freebase) is linked by it
+    by_id = MemoryStore()
+    by_id.write(LoadBatch(triples=[Triple("m.a", "directed_by", "m.b")], names=[("m.a", "Movie A"), ("m.b", "Person B")]))
+    named = CosineTriplesPipeline(FakeLLM(lambda messages: "ans: Person B"), by_id, Embedder(), top_k=5)
+    answered = named.answer(Question("q", "who directed Movie A", (TopicEntity("Movie A", "Movie A"),)))
+    assert answered.details["subgraph_triples"] == 1 and answered.predictions == ["Person B"]
 
 
 class LosingTheModel:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agent.answer_text import PipelineResult, read_answers
 from agent.embeddings import Embedder, cosine_rank
-from agent.linking import link_question
+from agent.linking import link_entities, link_question
 from agent.llm.base import LLMClient
 from agent.pipelines.facts import facts_of
 from kg_store import GraphStore
@@ -33,9 +33,7 @@ class CosineTriplesPipeline:
         self.hops, self.top_k, self.max_degree, self.max_edges, self.max_tokens = hops, top_k, max_degree, max_edges, max_tokens
 
     def answer(self, question: Question) -> PipelineResult:
-        seeds = [t.id for t in question.topic_entities]
-        if not seeds:  # no topic entity given: the best entity the question's words name
-            seeds = [link.id for link in link_question(self.store, question.text, limit=1)]
+        seeds = self._seeds(question)
         subgraph = self.store.subgraph(seeds, hops=self.hops, max_degree=self.max_degree, max_edges=self.max_edges)
         facts = facts_of(subgraph)
         kept = []
@@ -48,3 +46,15 @@ class CosineTriplesPipeline:
         retrieved = [subgraph.names[e] or e for f in kept for e in f.entities]
         return PipelineResult(read_answers(reply.text, retrieved), reply.text, retrieved,
                               {"subgraph_triples": len(subgraph.triples), "prompt_facts": len(kept)})
+
+    def _seeds(self, question: Question) -> list[str]:
+        """The given topic entities; one given by a name the store does not hold as an id
+        (a MetaQA-format file over a Freebase store) is linked by that name, as PoG links
+        it; with none given, the best entity the question's words name."""
+        given = question.topic_entities
+        if not given:
+            return [link.id for link in link_question(self.store, question.text, limit=1)]
+        names = self.store.names([t.id for t in given])
+        unknown = [t.name or t.id for t in given if not names.get(t.id)]
+        linked, _ = link_entities(self.store, self.embedder, unknown) if unknown else ([], {})
+        return [t.id for t in given if names.get(t.id)] + [e.id for e in linked]
