@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent.assembly.context import open_settings_store
 from agent.evaluation.harness import EvalRun, read_finished, read_rows
 from agent.settings import Settings
 from kg_store.errors import InputError
@@ -82,13 +81,14 @@ def run_evaluation(settings: Settings, plan: EvalPlan,
     """Answer and score the plan's questions (`selection`, when the caller has already read
     them with `selected_questions`); `on_start(pipeline, already_done, total)` once, then
     `on_row(row)` as each question finishes. A rerun with the same `out_path` resumes."""
-    from agent.assembly.models import open_llm
+    from agent.assembly.agent import open_agent
     from agent.assembly.pipelines import make_pipeline
 
     chosen, gold = selection or selected_questions(plan)
     read_rows(plan.out_path)  # OUT is a results file or new, before any store or model starts
-    with open_settings_store(settings, read_only=True) as store, open_llm(settings) as llm:
-        runner = EvalRun(make_pipeline(plan.pipeline, llm, store, settings), llm, store.display_url, plan.out_path,
+    with open_agent(settings) as agent:
+        llm, store = agent.context.llm, agent.context.store
+        runner = EvalRun(make_pipeline(plan.pipeline, agent, settings), llm, store.display_url, plan.out_path,
                          plan.concurrency, plan.trace_dir, identity=run_identity(settings, plan, llm.model_name,
                                                                                  store.display_url), force=plan.force)
         if on_start is not None:
