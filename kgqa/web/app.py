@@ -164,14 +164,18 @@ def create_app(chat_graph: Any, context: ChatContext, *, allowed_hosts: Sequence
     busy = threading.Lock()
     stopping = stopping or threading.Event()
 
-    def take_slot() -> None:
-        """Wait for the one answering slot; 503 once the server is shutting down."""
+    def take_slot(left: threading.Event | None = None) -> str | None:
+        """Wait for the one answering slot and hold it; or why it was not taken: "left"
+        (the client went away) or "stopping" (the server is shutting down)."""
         while not busy.acquire(timeout=SLOT_WAIT_S):
+            if left is not None and left.is_set():
+                return "left"
             if stopping.is_set():
-                raise HTTPException(503, "the server is shutting down")
+                return "stopping"
         if stopping.is_set():
             busy.release()
-            raise HTTPException(503, "the server is shutting down")
+            return "stopping"
+        return None
 
     @app.exception_handler(RequestValidationError)
     async def refused(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -189,7 +193,8 @@ def create_app(chat_graph: Any, context: ChatContext, *, allowed_hosts: Sequence
 
     @app.post("/api/ask", response_model=Answer)
     def ask(request: AskRequest) -> dict:
-        take_slot()
+        if take_slot():
+            raise HTTPException(503, "the server is shutting down")
         try:
             answered = answer_question(context.pog, request.question.strip(),
                                        [{"id": t, "name": t} for t in request.topics], graph=context.pog_graph,
@@ -232,14 +237,12 @@ def create_app(chat_graph: Any, context: ChatContext, *, allowed_hosts: Sequence
     def _chat_turn(thread: str, message: str, emit: Callable[[str | None], None], left: threading.Event) -> None:
         """One chat turn, in its own thread; it stops at the next step once `left` is set."""
         config = {"configurable": {"thread_id": thread}}
-        while not busy.acquire(timeout=SLOT_WAIT_S):
-            if left.is_set():
-                emit(None)
-                return
-            if stopping.is_set():
+        not_taken = take_slot(left)
+        if not_taken:
+            if not_taken == "stopping":
                 emit(_sse("error", {"message": "the server is shutting down"}))
-                emit(None)
-                return
+            emit(None)
+            return
         try:
             for mode, chunk in chat_graph.stream({"message": message}, config, context=context,
                                                  stream_mode=["updates", "custom"]):
