@@ -1,6 +1,6 @@
-"""The one way to build the agent from settings. Every entry point (`kgqa ask`, `chat`,
-`serve`, `eval`, LangGraph's own server) opens its store and assembles its PoG context
-here, so they cannot drift apart: with GraphRAG-FI on, all of them read the embedded
+"""The parts of the agent built from settings, for `open_agent` and for `kgqa ask`, which
+assembles them itself to overlap its start-up. Every entry point opens its store and PoG
+context here, so they cannot drift apart: with GraphRAG-FI on, all of them read the embedded
 model's attention, not only the one that happened to pass the weights."""
 
 from __future__ import annotations
