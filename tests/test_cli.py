@@ -294,7 +294,7 @@ def test_demo_loads_its_kg_on_first_use_only_and_answers_over_it(tmp_path: Path,
 
 def test_ctrl_c_during_the_agents_imports_is_raised_after_them() -> None:
     """Else pydantic, building a schema at import, turns it into a SchemaError traceback."""
-    from kgqa.cli.ask import interrupt_deferred
+    from agent.assembly.agent import interrupt_deferred
 
     finished = []
     before = signal.getsignal(signal.SIGINT)  # Python's own, unless an earlier test's code left another

@@ -119,3 +119,39 @@ def test_building_a_context_does_no_io(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-memory.jsonl"
     context = PoGContext(film_store(), FakeLLM(["ans: x"]), Embedder(), PoGConfig(path_memory=missing))
     assert context.memory is None
+
+
+def test_open_agent_can_answer_before_the_model_has_started_and_open_a_store_still_loading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kgqa demo` on first use: the KG loads in another process while the model starts,
+    and the question's walks start before the model is up. The store is opened only after
+    the load says it is ready, and each start-up step is heard as it ends."""
+    import agent.assembly.models
+    from agent import open_agent
+    from loaders.load import load_file
+
+    model_may_start = threading.Event()
+    llm = scripted(analyse=analysis(1, "Big -> directed by -> answer"), answer="ans: Penny Marshall")
+
+    @contextmanager
+    def slow_start(settings: Settings, abandoned: object = None, on_weights_joined: object = None) -> Iterator[FakeLLM]:
+        assert model_may_start.wait(30)
+        yield llm
+
+    monkeypatch.setattr(agent.assembly.models, "open_llm", slow_start)
+    url = f"oxigraph:{tmp_path / 'store'}"
+    steps: list[str] = []
+
+    def load() -> None:  # the first-use load: the store does not exist before it ends
+        kb = tmp_path / "kb.txt"
+        kb.write_text("Big|directed_by|Penny Marshall\n")
+        with open_settings_store(Settings(data_dir=tmp_path), url) as store:
+            load_file(store, "metaqa", kb)
+
+    settings = Settings(data_dir=tmp_path, store_url=url)
+    with open_agent(settings, wait_for_model=False, store_loading=load, on_step=steps.append) as qa:
+        assert steps == ["embeddings", "store"]  # returned while the model is still starting
+        threading.Timer(0.5, model_may_start.set).start()
+        answered = qa.ask("who directed [Big]?")
+    assert answered["answers"] == ["Penny Marshall"] and answered["source"] == "kg"
+    assert steps == ["embeddings", "store", "model"]

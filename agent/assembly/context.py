@@ -1,7 +1,7 @@
-"""The parts of the agent built from settings, for `open_agent` and for `kgqa ask`, which
-assembles them itself to overlap its start-up. Every entry point opens its store and PoG
-context here, so they cannot drift apart: with GraphRAG-FI on, all of them read the embedded
-model's attention, not only the one that happened to pass the weights."""
+"""The parts of the agent built from settings, for `open_agent`. Every entry point opens
+its store and PoG context through it, so they cannot drift apart: with GraphRAG-FI on,
+all of them read the embedded model's attention, not only the one that happened to pass
+the weights."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """A model that is still starting, usable at once: its first request waits for the start.
 
-`kgqa ask` and `demo` hand PoG this while the embedded model's weights are joined and its
-server starts on another thread, so a question's work before its first request (linking,
-walks, pruning by embeddings) overlaps the start instead of waiting behind it.
+`open_agent(..., wait_for_model=False)` (`kgqa ask`, `demo`) hands PoG this while the
+embedded model's weights are joined and its server starts on another thread, so a
+question's work before its first request (linking, walks, pruning by embeddings) overlaps
+the start instead of waiting behind it.
 """
 
 from __future__ import annotations

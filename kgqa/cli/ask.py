@@ -3,8 +3,6 @@ demo KG, loaded on first use."""
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -31,7 +29,6 @@ from kgqa.cli.common import (
     app,
     console,
     fail,
-    opened,
     out,
     print_json,
     progress_bar,
@@ -151,38 +148,18 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
     request runs; each start-up step is shown as it ends. With `demo_store` ("" for the
     default place) the bundled demo KG (loaded on first use, in a child process meanwhile)
     and memory are used."""
-    from agent.assembly.context import model_in_background
-
     if not text.strip():
         raise fail("the question is empty", 2)
     steps = StartupSteps(show=not as_json)
     with ExitStack() as stack:
         try:
             demo = stack.enter_context(demo_kg(settings, demo_store or None)) if demo_store is not None else None
-            if demo is not None:
-                settings = demo.settings
-            else:  # a wrong store fails at once, before the model starts
-                store = stack.enter_context(opened(settings, store_url or settings.store_url, read_only=True))
-            model = stack.enter_context(model_in_background(settings, lambda: steps.done("model weights")))
-            model.add_done_callback(lambda done: done.exception() or steps.done("model"))
-            # The agent's modules (about two seconds of imports) load on this core meanwhile.
-            with interrupt_deferred():
-                from agent.asking import answer_question
-                from agent.assembly.context import pog_context
-                from agent.embeddings import Embedder
-                from agent.llm.starting import StartingLLM
-                from agent.pog.memory import PathMemory
+            from agent import open_agent
 
-            embedder = steps.timed("embeddings", lambda: Embedder.from_settings(settings))
-            memory = None if settings.pog.path_memory is None else steps.timed(
-                "path memory", lambda: PathMemory.load(settings.pog.path_memory, embedder))
-            if demo is not None:
-                steps.timed("store", demo.ready)
-                store = stack.enter_context(opened(settings, settings.store_url, read_only=True))
-            # The question's walks and pruning go ahead while the model may still be starting.
-            context = pog_context(settings, store, StartingLLM(model), embedder, memory)
-            turn = answer_question(context, text.strip(), [{"id": t} for t in topics], trace_id="ask",
-                                   trace_path=trace_path)
+            qa = stack.enter_context(open_agent(
+                demo.settings if demo else settings, store_url=None if demo else store_url, wait_for_model=False,
+                store_loading=demo.ready if demo else None, on_step=steps.done))
+            turn = qa.ask(text.strip(), [{"id": t} for t in topics], trace_id="ask", trace_path=trace_path)
         except (KGQAError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
         # Shown before the model's server and the store close (which takes a moment).
@@ -195,23 +172,6 @@ def answer_one(settings: Settings, store_url: str | None, text: str, topics: lis
         print_answer(summary)
         if trace_path is not None:
             console.print(f"trace: {trace_path}")
-
-
-@contextmanager
-def interrupt_deferred() -> Iterator[None]:
-    """Ctrl-C during the block is raised when it ends: pydantic, building a model's schema
-    at import, turns a KeyboardInterrupt inside it into a SchemaError and its traceback."""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread hears signals
-        yield
-        return
-    interrupted: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: interrupted.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if interrupted:
-        raise KeyboardInterrupt
 
 
 class StartupSteps:

@@ -79,12 +79,10 @@ def agent_session(settings: Settings, demo: bool = False) -> Iterator[tuple[Any,
     from kg_store import StoreError
 
     with ExitStack() as stack:
-        if demo:
-            loaded = stack.enter_context(demo_kg(settings))
-            loaded.ready()
-            settings = loaded.settings
-        try:
-            qa = stack.enter_context(open_agent(settings))
+        loaded = stack.enter_context(demo_kg(settings)) if demo else None
+        try:  # the demo KG's first-use load goes on while the model starts
+            qa = stack.enter_context(open_agent(loaded.settings if loaded else settings,
+                                                store_loading=loaded.ready if loaded else None))
         except (LLMError, StoreError, FileNotFoundError) as exc:
             raise fail(str(exc)) from exc
         if qa.context.store.stats().triples == 0:
