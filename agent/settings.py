@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     @property
     def needs_logprobs(self) -> bool:
         """Whether a pipeline will ask the model for token logprobs (GraphRAG-FI's integration)."""
-        return self.pog.fi.integrate or self.triples.fi.integrate
+        return self.pog.graphrag_fi.integrate or self.triples.graphrag_fi.integrate
 
     @property
     def store_url(self) -> str:

@@ -67,7 +67,7 @@ def test_usage_errors(kb: Path) -> None:
     unknown = invoke("store", "stats", "--store", "ftp://example")
     assert unknown.exit_code == 1 and "unknown store URL" in unknown.output
     budget = invoke("eval", "--questions", "/no/such.txt", "-f", "metaqa", "--fi-attention-tokens", "10")
-    assert budget.exit_code == 2 and "fi.attention_tokens" in budget.output
+    assert budget.exit_code == 2 and "graphrag_fi.attention_tokens" in budget.output
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from agent.embeddings import Embedder
 from agent.linking import Entity
 from agent.llm import FakeLLM
 from agent.llm.base import LLMReply
-from agent.optional_nodes.config import FIConfig
+from agent.optional_nodes.config import GraphRAGFIConfig
 from agent.optional_nodes.graphrag_fi import (
     ScoredAnswer,
     answer_confidences,
@@ -137,7 +137,7 @@ def embedder() -> Embedder:
 
 def test_the_filter_and_integration_in_the_triple_pipeline(embedder: Embedder) -> None:
     llm = fi_model('{"paths": [2]}', "Ron Howard", 0.9, "Steven Spielberg", 0.5)
-    config = TriplesConfig(top_k=12, fi=FIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
+    config = TriplesConfig(top_k=12, graphrag_fi=GraphRAGFIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
     state = run_question(TriplesContext(film_store(), llm, embedder, config),
                          "who directed the films Tom Hanks acted in", [Entity(id="Tom Hanks")])
     fi = state["fi"]
@@ -160,7 +160,7 @@ def test_the_filter_and_integration_in_the_triple_pipeline(embedder: Embedder) -
 
 def test_an_unsure_graph_answer_gives_way_to_a_certain_model_answer(embedder: Embedder) -> None:
     llm = fi_model("}{ garbage", "Ron Howard", 0.2, "Penny Marshall", 1.0)
-    config = TriplesConfig(top_k=12, fi=FIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
+    config = TriplesConfig(top_k=12, graphrag_fi=GraphRAGFIConfig(filter=True, keep=5, integrate=True, coarse="similarity"))
     state = run_question(TriplesContext(film_store(), llm, embedder, config), "who directed Big", [Entity(id="Big")])
     assert state["fi"]["high_priority"] == []  # garbage from the fine filter: no High Priority paths
     assert state["answers"] == ["Penny Marshall"] and state["source"] == "llm"
@@ -225,3 +225,18 @@ def test_the_fine_filter_leaves_room_for_a_reply_that_lists_every_path() -> None
     llm = FakeLLM([everything])
     assert fine_filter(llm, "what currency is used in italy?", paths) == list(range(30))
     assert llm.max_tokens[0] >= len(everything)  # a token is at least one character
+
+
+@pytest.mark.parametrize("name", ["GRAPHRAG_FI", "FI"])
+def test_graphrag_fi_knobs_are_read_under_their_name_and_their_earlier_one(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The knobs are `graphrag_fi` now; an environment written for `fi` keeps working,
+    through a flag laid over it and a preset too."""
+    from kgqa.cli.common import with_node_flags, with_pog_flags
+    from kgqa.settings import Settings
+
+    monkeypatch.setenv(f"KGQA_POG__{name}__INTEGRATE", "true")
+    monkeypatch.setenv(f"KGQA_TRIPLES__{name}__KEEP", "7")
+    settings = with_pog_flags(with_node_flags(Settings(), fi={"filter": True}), preset="paper")
+    assert settings.pog.graphrag_fi.integrate and settings.pog.graphrag_fi.filter
+    assert settings.triples.graphrag_fi.keep == 7 and settings.triples.graphrag_fi.filter

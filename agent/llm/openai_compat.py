@@ -87,8 +87,8 @@ class OpenAICompatibleClient(LLMClient):
     ) -> LLMReply:
         if logprobs and not self.logprobs:
             raise LLMUnavailable(f"{self.base_url} was started without token logprobs; the embedded model starts with "
-                           "them when GraphRAG-FI's integration is on in the settings (pog.fi.integrate or "
-                           "triples.fi.integrate)")
+                           "them when GraphRAG-FI's integration is on in the settings (pog.graphrag_fi.integrate or "
+                           "triples.graphrag_fi.integrate)")
         request = self._request(messages, temperature, max_tokens, schema, logprobs)
         started = time.perf_counter()
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 
 class PoolingConfig(BaseModel):
@@ -20,7 +20,12 @@ class PoolingConfig(BaseModel):
         "(the paper: 500); unset: rerank the top_k only.")
 
 
-class FIConfig(BaseModel):
+# Settings name GraphRAG-FI's knobs `graphrag_fi` (`KGQA_POG__GRAPHRAG_FI__FILTER`); `fi`, their
+# earlier name, is still read so that users' environments and files keep working.
+GRAPHRAG_FI_NAMES = AliasChoices("graphrag_fi", "fi")
+
+
+class GraphRAGFIConfig(BaseModel):
     """GraphRAG-FI (agent/optional_nodes/graphrag_fi.py)."""
 
     filter: bool = Field(default=False, description="Coarse (attention) and fine (LLM) path filtering.")

@@ -30,7 +30,7 @@ def summarise_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     them by the LLM as well."""
     ctx = runtime.context
     listing = (state.get("pooled_evidence") if ctx.config.pooling.enabled else None) or _numbered(
-        state.get("kept") or [], (state.get("fi") or {}).get("high_priority") if ctx.config.fi.filter else None)
+        state.get("kept") or [], (state.get("fi") or {}).get("high_priority") if ctx.config.graphrag_fi.filter else None)
     if ctx.config.summary != "llm" or not listing:
         return {"evidence": listing}
     reply = ctx.llm.chat([{"role": "user", "content": render(
@@ -186,7 +186,7 @@ def _ask_for_answer(ctx: PoGContext, state: PoGState, kept: list[PathCandidate],
         return [a.strip() for a in judged.answers if isinstance(a, str) and a.strip()], judged.sufficient, reply
     reply = ctx.llm.chat([{"role": "user", "content": render(
         "pog_answer", paths=state.get("evidence") or "", question=state["question"])}],
-        temperature=0.0, max_tokens=config.answer_max_tokens, logprobs=config.fi.integrate)
+        temperature=0.0, max_tokens=config.answer_max_tokens, logprobs=config.graphrag_fi.integrate)
     return read_answers(reply.text, [names.get(e) or "" for c in kept for e in c.ends]), None, reply
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ModelWrapValidatorHandler, model_validator
 
-from agent.optional_nodes.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import GRAPHRAG_FI_NAMES, GraphRAGFIConfig, PoolingConfig
 from kg_store import GraphStore
 from kg_store.paths import NeighborCache
 
@@ -156,9 +156,10 @@ class PoGConfig(BaseModel):
     pooling: PoolingConfig = Field(default_factory=PoolingConfig, description="Path pooling of the kept paths' facts "
                                    "before the answer (reselect_from does not apply: every kept fact is pooled).")
     pooled_facts: int = Field(default=30, ge=1, description="Facts the answer prompt shows when pooling is on.")
-    fi: FIConfig = Field(default_factory=FIConfig, description="GraphRAG-FI: filter each phase's ranked paths "
-                         "(coarse, then the model's picks as High Priority Paths); integrate the answer with the "
-                         "model's own by token confidence.")
+    graphrag_fi: GraphRAGFIConfig = Field(
+        default_factory=GraphRAGFIConfig, validation_alias=GRAPHRAG_FI_NAMES, description="GraphRAG-FI: filter each "
+        "phase's ranked paths (coarse, then the model's picks as High Priority Paths); integrate the answer with the "
+        "model's own by token confidence.")
     explore_temperature: float = Field(default=0.4, ge=0.0, description="Analysis, selection and prediction calls.")
     answer_max_tokens: int = Field(default=96, ge=8)
 
@@ -171,7 +172,8 @@ class PoGConfig(BaseModel):
         if not isinstance(data, dict):
             return handler(data)
         preset = PRESETS[data.get("preset") if data.get("preset") in PRESETS else "small"]
-        given = {k: v for k, v in data.items() if k in cls.model_fields}
+        given = {("graphrag_fi" if k == "fi" else k): v for k, v in data.items()}  # `fi`: the earlier name
+        given = {k: v for k, v in given.items() if k in cls.model_fields}
         weights = given.get("weights")
         merged = {**preset, **given}
         if isinstance(weights, dict):

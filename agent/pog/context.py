@@ -39,5 +39,5 @@ class PoGContext:
 
     @cached_property
     def coarse_scorer(self) -> AttentionPathScorer | SimilarityPathScorer:
-        return coarse_scorer(self.config.fi.coarse, self.embedder, self.model_weights,
-                             self.config.fi.attention_tokens)
+        return coarse_scorer(self.config.graphrag_fi.coarse, self.embedder, self.model_weights,
+                             self.config.graphrag_fi.attention_tokens)

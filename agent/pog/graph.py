@@ -32,7 +32,7 @@ apply_superlative orders the answers by a date or number the graph holds about t
 the question asks for "the latest", "the largest" and the like.
 Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
 `config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
-`config.fi.filter` / `config.fi.integrate`. `config.preset` sets these knobs together
+`config.graphrag_fi.filter` / `config.graphrag_fi.integrate`. `config.preset` sets these knobs together
 (agent/pog/config.py: PRESETS).
 """
 
@@ -108,7 +108,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
         graph.add_edge(phase, "prune_paths")
     # Optional nodes between pruning and the answer: GraphRAG-FI's filter, path pooling.
     before_answer = ["prune_paths"]
-    if config.fi.filter:
+    if config.graphrag_fi.filter:
         add("filter_paths_fi", filter_paths_fi)
         before_answer.append("filter_paths_fi")
     if config.pooling.enabled:  # path pooling reranks the kept paths' facts for the answer
@@ -121,7 +121,7 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None,
     graph.add_conditional_edges("answer_from_paths", lambda s: next_step(s, config),
                                 ["finalise", "go_deeper", *later_phases, *last_resort])
     graph.add_edge("finalise", "apply_superlative")
-    if config.fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
+    if config.graphrag_fi.integrate:  # GraphRAG-FI weighs the final answer against the model's own
         add("integrate_answers_fi", integrate_answers_fi)
         graph.add_edge("apply_superlative", "integrate_answers_fi")
         graph.add_edge("integrate_answers_fi", END)

@@ -34,8 +34,8 @@ def filter_paths_fi(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     if not candidates:
         return {}
     texts = [c.text for c in candidates]
-    kept, picked, scores = filter_paths(ctx.coarse_scorer, ctx.llm, state["question"], texts, config.fi.keep,
-                                        config.fi.fine)
+    kept, picked, scores = filter_paths(ctx.coarse_scorer, ctx.llm, state["question"], texts, config.graphrag_fi.keep,
+                                        config.graphrag_fi.fine)
     order = list(dict.fromkeys([*picked[: config.width], *kept]))[: config.width]
     chosen = [candidates[i] for i in order]
     update: Update = {"kept": chosen, "fi": {
@@ -48,7 +48,7 @@ def filter_paths_fi(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
 
 @traced
 def integrate_answers_fi(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
-    ctx, fi = runtime.context, runtime.context.config.fi
+    ctx, fi = runtime.context, runtime.context.config.graphrag_fi
     answers = state.get("answers") or []
     if state.get("source") == "llm" or not answers:  # no graph answer to weigh
         return {"fi": {**(state.get("fi") or {}), "integration": []}}

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.optional_nodes.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import GRAPHRAG_FI_NAMES, GraphRAGFIConfig, PoolingConfig
 
 
 class TriplesConfig(BaseModel):
@@ -18,5 +18,5 @@ class TriplesConfig(BaseModel):
     scorer_model: Path | None = Field(default=None, description="A KG-Scout checkpoint (kgqa train kg-scout).")
     top_k: int = Field(default=30, ge=1, description="Triples shown to the model.")
     pooling: PoolingConfig = Field(default_factory=PoolingConfig)
-    fi: FIConfig = Field(default_factory=FIConfig)
+    graphrag_fi: GraphRAGFIConfig = Field(default_factory=GraphRAGFIConfig, validation_alias=GRAPHRAG_FI_NAMES)
     answer_max_tokens: int = Field(default=64, ge=8)

@@ -23,8 +23,8 @@ def build_graph(settings: Any = None, *, checkpointer: Any = None):
     """The compiled graph for `settings` (a Settings, or a TriplesConfig)."""
     config: TriplesConfig = getattr(settings, "triples", settings) or TriplesConfig()
     flow = ["link_topics", "retrieve_triples", *(["pool_paths"] if config.pooling.enabled else []),
-            *(["filter_fi"] if config.fi.filter else []), "answer",
-            *(["integrate_answers"] if config.fi.integrate else [])]
+            *(["filter_fi"] if config.graphrag_fi.filter else []), "answer",
+            *(["integrate_answers"] if config.graphrag_fi.integrate else [])]
     graph = StateGraph(TriplesState, context_schema=TriplesContext)
     for name in flow:
         graph.add_node(name, getattr(nodes, name))

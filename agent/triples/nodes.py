@@ -61,7 +61,7 @@ def pool_paths(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
 def filter_fi(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
     """GraphRAG-FI's filter: the coarse scorer keeps the best `keep` triples; the model
     marks the useful ones among them (the High Priority Paths)."""
-    ctx, fi = runtime.context, runtime.context.config.fi
+    ctx, fi = runtime.context, runtime.context.config.graphrag_fi
     triples = state.get("triples") or []
     lines = [t.text for t in triples]
     names = state.get("names") or {}
@@ -88,7 +88,7 @@ def answer(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
         return "\n".join(t.text for t in chosen)
 
     high = set((state.get("fi") or {}).get("high_priority") or [])
-    if config.fi.filter:
+    if config.graphrag_fi.filter:
         kind = "answer_fi"
         first, rest = [t for t in triples if t.text in high], [t for t in triples if t.text not in high]
         evidence = f"High Priority Paths:\n{lines(first)}\n\nAdditional Paths:\n{lines(rest)}"
@@ -100,7 +100,7 @@ def answer(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
         kind, evidence = "answer_triples", lines(triples)
         prompt = render(kind, triples=evidence or "(no facts found)", question=question)
     reply = ctx.llm.chat([{"role": "user", "content": prompt}], max_tokens=config.answer_max_tokens,
-                         logprobs=config.fi.integrate)
+                         logprobs=config.graphrag_fi.integrate)
     answers = read_answers(reply.text, [n for n in names.values() if n])
     return {"evidence": evidence, "prompt_kind": kind, "raw_output": reply.text, "answers": answers,
             "answer_logprobs": reply.logprobs, "source": "kg" if triples else "llm"}
@@ -110,7 +110,7 @@ def answer(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
 def integrate_answers(state: TriplesState, runtime: Runtime[TriplesContext]) -> Update:
     """GraphRAG-FI's integration: the graph's answers that the model gave with confidence
     >= tau_graph, then its own (no paths) answers with confidence >= tau_llm."""
-    ctx, fi = runtime.context, runtime.context.config.fi
+    ctx, fi = runtime.context, runtime.context.config.graphrag_fi
     own = ctx.llm.chat([{"role": "user", "content": render("answer_io", question=state["question"])}],
                        max_tokens=ctx.config.answer_max_tokens, logprobs=True)
     graph = answer_confidences(state.get("raw_output") or "", state.get("answer_logprobs"))

@@ -119,8 +119,8 @@ def with_triples_flags(settings: Settings, flags: dict[str, object]) -> Settings
 def with_node_flags(settings: Settings, pooling: dict[str, object] | None = None,
                     fi: dict[str, object] | None = None) -> Settings:
     """The optional nodes' flags laid over both agents' settings (PoG and the triple
-    pipeline read the same node configs): `pooling` PoolingConfig fields, `fi` FIConfig fields."""
-    flags = {**{f"pooling.{k}": v for k, v in (pooling or {}).items()}, **{f"fi.{k}": v for k, v in (fi or {}).items()}}
+    pipeline read the same node configs): `pooling` PoolingConfig fields, `fi` GraphRAGFIConfig fields."""
+    flags = {**{f"pooling.{k}": v for k, v in (pooling or {}).items()}, **{f"graphrag_fi.{k}": v for k, v in (fi or {}).items()}}
     pog = _overlay(settings.pog, flags, "PoG")
     settings = settings if pog is None else settings.model_copy(update={"pog": pog})
     return with_triples_flags(settings, flags)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agent.assembly.pipelines import PIPELINES
-from agent.optional_nodes.config import FIConfig, PoolingConfig
+from agent.optional_nodes.config import GraphRAGFIConfig, PoolingConfig
 from agent.triples.config import TriplesConfig
 from kg_store import InputError, StoreError
 from kgqa.cli.common import (
@@ -40,7 +40,7 @@ from loaders.records import MalformedInput
 
 PoolingSearch = field_choices("PoolingSearch", PoolingConfig, "search")
 PoolingOrder = field_choices("PoolingOrder", PoolingConfig, "order")
-FICoarse = field_choices("FICoarse", FIConfig, "coarse")
+FICoarse = field_choices("FICoarse", GraphRAGFIConfig, "coarse")
 Scorer = field_choices("Scorer", TriplesConfig, "scorer")
 Pipeline = choices("Pipeline", PIPELINES)
 SplitPart = choices("SplitPart", SPLIT_PARTS)
