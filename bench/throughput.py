@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.evaluation import browser
+from kgqa import eval_browser as browser
 from agent.evaluation.run import EvalPlan, run_evaluation
 from agent.llm.local import server_environment, server_threads
 from agent.settings import Settings
