@@ -100,9 +100,8 @@ def memory_prior(memory: PathMemory, neighbours: NeighborCache, embedder: Embedd
 
 def analysis_is_read(config: PoGConfig, *, has_memory: bool) -> bool:
     """Whether anything reads the model's analysis beyond the topic names: the indicator
-    ranks paths beside the question when no path memory does (a no-memory MetaQA dev
-    1-hop run without it fell from 0.75 to 0.715, though with an answer-prompt change,
-    since reverted, in the same run), phase 1 starts at the model's depth,
+    ranks paths beside the question when no path memory does (it names the relations the
+    question leaves implicit), phase 1 starts at the model's depth,
     or the paper's prompts show the plan (summary, linked phase 2). With a path memory
     and none of these, the analysis is asked only for the topic entities' names, when none
     is given and the linker finds none in the question, and the question stands in for the
