@@ -98,9 +98,10 @@ def test_open_agent_answers_and_closes_what_it_opened(tmp_path: Path, endpoint, 
         if request.get("response_format") else "ans: Penny Marshall"))
     kb = tmp_path / "kb.txt"
     kb.write_text("Big|directed_by|Penny Marshall\nBig|release_year|1988\n")
-    with open_settings_store(Settings(data_dir=tmp_path), f"oxigraph:{tmp_path / 'store'}") as store:
+    with open_settings_store(Settings(data_dir=tmp_path), f"oxigraph:{tmp_path / 'films'}") as store:
         load_file(store, "metaqa", kb)
-    settings = Settings(data_dir=tmp_path, store_url=f"oxigraph:{tmp_path / 'store'}", llm_base_url=url,
+    # The recipe's setting: not the data folder's default store, so a misnamed one would fail.
+    settings = Settings(data_dir=tmp_path, store=f"oxigraph:{tmp_path / 'films'}", llm_base_url=url,
                         llm_model="scripted", llm_cache=False)
     closed: list[str] = []
     close = OxigraphStore.close
@@ -139,7 +140,7 @@ def test_open_agent_can_answer_before_the_model_has_started_and_open_a_store_sti
         yield llm
 
     monkeypatch.setattr(agent.assembly.models, "open_llm", slow_start)
-    url = f"oxigraph:{tmp_path / 'store'}"
+    url = f"oxigraph:{tmp_path / 'films'}"
     steps: list[str] = []
 
     def load() -> None:  # the first-use load: the store does not exist before it ends
@@ -148,7 +149,7 @@ def test_open_agent_can_answer_before_the_model_has_started_and_open_a_store_sti
         with open_settings_store(Settings(data_dir=tmp_path), url) as store:
             load_file(store, "metaqa", kb)
 
-    settings = Settings(data_dir=tmp_path, store_url=url)
+    settings = Settings(data_dir=tmp_path, store=url)
     with open_agent(settings, wait_for_model=False, store_loading=load, on_step=steps.append) as qa:
         assert steps == ["embeddings", "store"]  # returned while the model is still starting
         threading.Timer(0.5, model_may_start.set).start()

@@ -4,7 +4,7 @@ memory, opened together and closed together.
     from agent import open_agent
     from agent.settings import Settings
 
-    with open_agent(Settings(store_url="oxigraph:./films")) as qa:
+    with open_agent(Settings(store="oxigraph:./films")) as qa:
         answered = qa.ask("who directed [Big]?")
         print(answered["answers"], answered["source"], answered["why"])
 """
