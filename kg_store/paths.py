@@ -346,14 +346,49 @@ def _through(hops: list[dict[str, set[str]]], ends: set[str]) -> list[dict[str, 
 
 def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[str]) -> dict[str, dict[str, Chain]]:
     """For each entity with an edge to a seed (directly, or through one unnamed CVT node):
-    seed -> the chain walked from the seed to the entity."""
+    seed -> the chain walked from the seed to the entity.
+
+    Read from the seed's side where its edges were all read (a few hundred, CVTs'
+    included), from the entities' side only for a seed that is a capped hub: thousands of
+    ends and their CVTs cost seconds a question on Freebase, and an end's own cap could hide
+    its edge to the seed."""
+    wanted = set(entities)
+    seed_edges, capped = source.neighbors(sorted(seeds))
+    found: dict[str, dict[str, Chain]] = {}
+    through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (seed, step seed->CVT)
+    for seed in sorted(seeds - capped):
+        for edge in seed_edges[seed]:
+            step = Step(edge.relation, edge.direction == "out")
+            if edge.neighbor in wanted:
+                found.setdefault(edge.neighbor, {}).setdefault(seed, (step,))
+            elif edge.neighbor_name is None:
+                through[edge.neighbor].append((seed, step))
+    if through:
+        cvt_edges, _ = source.neighbors(list(through))
+        for cvt, pairs in through.items():
+            for edge in cvt_edges.get(cvt, ()):
+                if edge.neighbor in wanted:
+                    onward = Step(edge.relation, edge.direction == "out")
+                    for seed, step in pairs:
+                        if edge.neighbor != seed:
+                            found.setdefault(edge.neighbor, {}).setdefault(seed, (step, onward))
+    hubs = seeds & capped
+    if hubs:
+        for entity, chains in _adjacent_hubs(source, entities, hubs).items():
+            found.setdefault(entity, {}).update(chains)
+    return found
+
+
+def _adjacent_hubs(source: NeighborCache, entities: Sequence[str], hubs: set[str]) -> dict[str, dict[str, Chain]]:
+    """`_adjacent_seeds` for capped hubs, read from the entities' side: a hub's own edges
+    were not all read, but an entity's edges name the hub."""
     edges, _ = source.neighbors(entities)
     found: dict[str, dict[str, Chain]] = {}
     through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (entity, step entity->CVT)
     for entity in entities:
         for edge in edges.get(entity, ()):
             step = Step(edge.relation, edge.direction == "out")
-            if edge.neighbor in seeds:
+            if edge.neighbor in hubs:
                 found.setdefault(entity, {}).setdefault(edge.neighbor, (Step(step.relation, not step.forward),))
             elif edge.neighbor_name is None:
                 through[edge.neighbor].append((entity, step))
@@ -361,7 +396,7 @@ def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[s
         cvt_edges, _ = source.neighbors(list(through))
         for cvt, pairs in through.items():
             for edge in cvt_edges.get(cvt, ()):
-                if edge.neighbor in seeds:
+                if edge.neighbor in hubs:
                     back = Step(edge.relation, edge.direction != "out")
                     for entity, step in pairs:
                         found.setdefault(entity, {}).setdefault(edge.neighbor, (back, Step(step.relation, not step.forward)))
