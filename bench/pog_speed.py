@@ -31,10 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgqa import eval_browser as browser
 from agent.evaluation.run import EvalPlan, run_evaluation
 from agent.pog.config import PoGConfig
 from agent.settings import Settings
+from kgqa import eval_browser as browser
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
 

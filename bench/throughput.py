@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgqa import eval_browser as browser
 from agent.evaluation.run import EvalPlan, run_evaluation
 from agent.llm.local import server_environment, server_threads
 from agent.settings import Settings
+from kgqa import eval_browser as browser
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "metaqa"
 

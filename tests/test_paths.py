@@ -140,3 +140,18 @@ def test_a_relation_reads_as_words_freebase_or_any_rdf() -> None:
     assert relation_words("http://www.w3.org/2000/01/rdf-schema#subClassOf") == "sub class of"
     assert relation_words("https://schema.org/isPartOf") == "is part of"
     assert relation_words("http://xmlns.com/foaf/0.1/based_near") == "based near"
+
+
+def test_a_join_to_a_topic_that_is_no_hub_is_read_from_the_topic_s_own_edges() -> None:
+    """The ends' side read thousands of ends and their CVTs a Freebase question, and an end
+    that is itself a hub could have its edge to the topic cut by its own cap."""
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[*(Triple("Big", "has_tags", f"tag {i}") for i in range(30)), Triple("Big", "directed_by", "Penny Marshall"),
+                 Triple("Splash", "release_cvt", "m.cvt"), Triple("m.cvt", "released_by", "Penny Marshall")],
+        names=[(e, e) for e in ["Big", "Splash", "Penny Marshall", *(f"tag {i}" for i in range(30))]]))
+    cache = NeighborCache(store, limit_per_entity=10)
+    assert _adjacent_seeds(cache, ["Big", "Splash"], {"Penny Marshall"}) == {
+        "Big": {"Penny Marshall": (Step("directed_by", False),)},
+        "Splash": {"Penny Marshall": (Step("released_by", False), Step("release_cvt", False))}}
+    assert cache.store_reads == 2  # Penny Marshall and her CVT; neither film's 31 edges
