@@ -64,7 +64,7 @@ def install(extras: str, cmake_args: str, log: Path) -> None:
         env_dir = Path(folder) / "venv"
         venv.create(env_dir, with_pip=True)
         environment = {**os.environ, "PIP_NO_CACHE_DIR": "1", "CMAKE_ARGS": cmake_args}
-        subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", "--log", str(log), "-e", f".[{extras}]"],
+        subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", "--progress-bar", "off", "--log", str(log), "-e", f".[{extras}]"],
                        cwd=HERE, env=environment, check=True)
 
 
