@@ -352,52 +352,40 @@ def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[s
     included), from the entities' side only for a seed that is a capped hub: thousands of
     ends and their CVTs cost seconds a question on Freebase, and an end's own cap could hide
     its edge to the seed."""
-    wanted = set(entities)
-    seed_edges, capped = source.neighbors(sorted(seeds))
+    _, capped = source.neighbors(sorted(seeds))
     found: dict[str, dict[str, Chain]] = {}
-    through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (seed, step seed->CVT)
-    for seed in sorted(seeds - capped):
-        for edge in seed_edges[seed]:
-            step = Step(edge.relation, edge.direction == "out")
-            if edge.neighbor in wanted:
-                found.setdefault(edge.neighbor, {}).setdefault(seed, (step,))
-            elif edge.neighbor_name is None:
-                through[edge.neighbor].append((seed, step))
-    if through:
-        cvt_edges, _ = source.neighbors(list(through))
-        for cvt, pairs in through.items():
-            for edge in cvt_edges.get(cvt, ()):
-                if edge.neighbor in wanted:
-                    onward = Step(edge.relation, edge.direction == "out")
-                    for seed, step in pairs:
-                        if edge.neighbor != seed:
-                            found.setdefault(edge.neighbor, {}).setdefault(seed, (step, onward))
+    for seed, ends in _walks_to(source, sorted(seeds - capped), set(entities)).items():
+        for end, chain in ends.items():
+            found.setdefault(end, {}).setdefault(seed, chain)
     hubs = seeds & capped
     if hubs:
-        for entity, chains in _adjacent_hubs(source, entities, hubs).items():
-            found.setdefault(entity, {}).update(chains)
+        for entity, chains in _walks_to(source, entities, hubs).items():
+            for hub, chain in chains.items():
+                back = tuple(Step(step.relation, not step.forward) for step in reversed(chain))
+                found.setdefault(entity, {}).setdefault(hub, back)
     return found
 
 
-def _adjacent_hubs(source: NeighborCache, entities: Sequence[str], hubs: set[str]) -> dict[str, dict[str, Chain]]:
-    """`_adjacent_seeds` for capped hubs, read from the entities' side: a hub's own edges
-    were not all read, but an entity's edges name the hub."""
-    edges, _ = source.neighbors(entities)
+def _walks_to(source: NeighborCache, starts: Sequence[str], targets: set[str]) -> dict[str, dict[str, Chain]]:
+    """For each start with an edge to a target (directly, or through one unnamed CVT node):
+    target -> the chain walked from the start to it, a direct edge first."""
+    edges, _ = source.neighbors(starts)
     found: dict[str, dict[str, Chain]] = {}
-    through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (entity, step entity->CVT)
-    for entity in entities:
-        for edge in edges.get(entity, ()):
+    through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (start, step start->CVT)
+    for start in starts:
+        for edge in edges.get(start, ()):
             step = Step(edge.relation, edge.direction == "out")
-            if edge.neighbor in hubs:
-                found.setdefault(entity, {}).setdefault(edge.neighbor, (Step(step.relation, not step.forward),))
+            if edge.neighbor in targets:
+                found.setdefault(start, {}).setdefault(edge.neighbor, (step,))
             elif edge.neighbor_name is None:
-                through[edge.neighbor].append((entity, step))
+                through[edge.neighbor].append((start, step))
     if through:
         cvt_edges, _ = source.neighbors(list(through))
         for cvt, pairs in through.items():
             for edge in cvt_edges.get(cvt, ()):
-                if edge.neighbor in hubs:
-                    back = Step(edge.relation, edge.direction != "out")
-                    for entity, step in pairs:
-                        found.setdefault(entity, {}).setdefault(edge.neighbor, (back, Step(step.relation, not step.forward)))
+                if edge.neighbor in targets:
+                    onward = Step(edge.relation, edge.direction == "out")
+                    for start, step in pairs:
+                        if edge.neighbor != start:
+                            found.setdefault(start, {}).setdefault(edge.neighbor, (step, onward))
     return found
