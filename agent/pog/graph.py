@@ -32,8 +32,8 @@ apply_superlative orders the answers by a date or number the graph holds about t
 the question asks for "the latest", "the largest" and the like.
 Nodes in [brackets] are optional: pool_kept_paths (path pooling) when
 `config.pooling.enabled`; filter_paths_fi and integrate_answers_fi (GraphRAG-FI) when
-`config.graphrag_fi.filter` / `config.graphrag_fi.integrate`. `config.preset` sets these knobs together
-(agent/pog/config.py: PRESETS).
+`config.graphrag_fi.filter` / `config.graphrag_fi.integrate`. `config.preset` sets these
+knobs together (agent/pog/config.py: PRESETS).
 """
 
 from __future__ import annotations
