@@ -46,20 +46,14 @@ def store_options(settings: Settings) -> dict:
             "bolt": BoltOptions(settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)}
 
 
-def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder | None = None,
+def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder: Embedder,
                 memory: PathMemory | None = None) -> PoGContext:
-    """PoG's context over an open store and model: the settings' PoG knobs, their
-    embeddings and path memory (loaded here unless given), and the embedded model's
-    weights when it is the one answering."""
-    from agent.embeddings import Embedder
+    """PoG's context over an open store, model, embeddings and path memory (`open_agent`
+    loads them): the settings' PoG knobs, and the embedded model's weights when it is the
+    one answering."""
     from agent.pog.context import PoGContext
 
-    weights = embedded_weights(settings)  # a conflict in the settings fails before the embeddings load
-    embedder = embedder or Embedder.from_settings(settings)
-    if memory is None and settings.pog.path_memory is not None:
-        from agent.pog.memory import PathMemory
-
-        memory = PathMemory.load(settings.pog.path_memory, embedder)
+    weights = embedded_weights(settings)
     return PoGContext(store, llm, embedder, settings.pog, memory=memory, model_weights=weights)
 
 

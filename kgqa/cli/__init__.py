@@ -25,6 +25,16 @@ from kgqa.cli.common import app, console, fail
 __all__ = ["app", "main"]
 
 
+def is_text(value: str) -> bool:
+    """Whether `value` is text that can be written out: no lone surrogates (what Python
+    makes of bytes in a command line that are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def main() -> None:
     for number, argument in enumerate(sys.argv[1:], 1):
         if not is_text(argument):  # bytes the terminal could not decode: every later step would choke on them
@@ -54,12 +64,3 @@ def _interrupted(exc: SystemExit) -> bool:
 if __name__ == "__main__":
     main()
 
-
-def is_text(value: str) -> bool:
-    """Whether `value` is text that can be written out: no lone surrogates (what Python
-    makes of bytes in a command line that are not UTF-8)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
