@@ -98,8 +98,10 @@ def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
     # `kgqa demo` starts the model's server on a thread while the question's embeddings run
     # NumPy products: a fork() there deadlocked in OpenBLAS's at-fork handler, a hang that
     # took a few starts to hit. The script is run in a child so that a hang fails the test.
+    # It leaves with os._exit: an interpreter exiting while a daemon thread is inside
+    # OpenBLAS can itself hang now and then, after the starts under test have all been made.
     script = (
-        "import pathlib, signal, tempfile, threading\n"
+        "import os, pathlib, signal, tempfile, threading\n"
         "import numpy as np\n"
         "from agent.process import spawn\n"
         "def products():\n"
@@ -110,7 +112,8 @@ def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
         "log = pathlib.Path(tempfile.mkdtemp()) / 'log'\n"
         "for _ in range(100):\n"
         "    spawn(['true'], log.parent, log, signal.SIGTERM).wait()\n"
-        "print('started 100')\n")
+        "print('started 100', flush=True)\n"
+        "os._exit(0)\n")
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.stdout.strip() == "started 100", done.stderr
