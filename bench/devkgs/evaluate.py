@@ -26,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data"
-DEV_KGS = ("geo", "elements", "metaqa-possessive", "freebase-possessive")
+DEV_KGS = ("geo", "elements", "languages", "metaqa-possessive", "freebase-possessive")
 BENCHMARKS = ("metaqa", "freebase")
 # Each KG's question sets: kind -> (file, format).
 SETS = {
