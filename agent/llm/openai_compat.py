@@ -4,7 +4,9 @@ the `openai` package, whose own retries (with backoff) cover rate limits, timeou
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 import time
 from functools import cache
 from typing import Any, Literal
@@ -32,6 +34,17 @@ def gbnf_grammar(schema_json: str) -> str:
     return json_schema_to_gbnf(schema_json)
 
 
+def _await_httpx_import() -> None:
+    """Wait for another thread's import of `httpx` to finish. The openai client checks
+    `sys.modules["httpx"]` for the legacy package's URL type when it is built; built on the
+    model's start-up thread while the main thread is importing httpx (langsmith does), it
+    read the half-made module and failed ("partially initialized module 'httpx' has no
+    attribute 'URL'", one `kgqa eval` start in about twenty on two cores). Importing a
+    module that another thread is initialising blocks until that thread is done."""
+    if "httpx" in sys.modules:
+        importlib.import_module("httpx")
+
+
 class OpenAICompatibleClient(LLMClient):
     def __init__(
         self,
@@ -49,6 +62,7 @@ class OpenAICompatibleClient(LLMClient):
         # False: the endpoint was started without token logprobs (the embedded server, unless
         # GraphRAG-FI's integration is on); a request for them fails here, not after retries.
         self.logprobs = logprobs
+        _await_httpx_import()
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
 
     @property
