@@ -9,11 +9,11 @@ import pytest
 
 from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
-from agent.pog.candidates import asked_words, question_tokens, topic_phrase_words
+from agent.pog.candidates import asked_words, asks_for_a_value, question_tokens, topic_phrase_words
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import MASK, mask_question
-from agent.pog.scoring import PathScorer
-from agent.pog.state import Entity
+from agent.pog.scoring import PathScorer, is_value
+from agent.pog.state import Entity, PathCandidate, PriorChain
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
 from tests.pog_fixture import analysis, scripted
@@ -52,6 +52,8 @@ def parts(embedder: Embedder, question: str, topic: str, *paths: tuple, **weight
     ("name the capitals of the neighbours of X 's country", ["capitals"], ["country"]),
     ("the population of the capital city of X", ["population"], ["city"]),
     ("what is the capital of X", ["capital"], ["capital"]),
+    ("the money of the country X comes from", ["money"], ["country"]),
+    ("who directed the film X", [], []),
     ("who directed X", [], []),
 ])
 def test_the_question_says_what_it_asks_for_and_what_the_topics_phrase_makes_of_it(
@@ -89,6 +91,47 @@ def test_a_step_inside_a_path_may_stand_for_a_word_that_names_no_relation(embedd
     assert runs_on[0]["unnamed"] == 1.0
 
 
+def test_the_topics_own_phrase_naming_no_relation_is_the_chains_first_step(embedder: Embedder) -> None:
+    """"the capital cities of X 's neighbours": "neighbours" names no relation of the
+    graph by its letters, but the topic's own phrase is the chain's first link, so
+    `borders` stands for it; the capital of X itself explains the phrase by nothing. A
+    path that goes to X's capital and back names every step only by returning to X: it
+    does not stop the phrase from excusing a step."""
+    def path(steps: list, hops: list) -> PathCandidate:
+        return PathCandidate(seed="Slovenia", steps=steps, hops=hops, text="", phase="topic")
+
+    own_capital = path([("capital", F)], [["Ljubljana"]])
+    neighbours = path([("borders", F), ("capital", F)], [["Austria", "Italy"], ["Vienna", "Rome"]])
+    there_and_back = path([("capital", F), ("capital", B)], [["Ljubljana"], ["Slovenia"]])
+    question = mask_question("name the capital cities of Slovenia 's neighbours", ["Slovenia"])
+    ranked = PathScorer(embedder, ScoreWeights(), question, None, [], None).rank(
+        [own_capital, neighbours, there_and_back])
+    assert ranked[0].steps == neighbours.steps
+    parts_of = {tuple(s for s, _ in c.steps): c.score_parts for c in ranked}
+    assert parts_of["borders", "capital"]["unnamed"] == 0.0 and parts_of["capital",]["first"] == 1.0
+    # a topic phrase that names a relation excuses nothing: "X 's capital 's neighbours"
+    named = PathScorer(embedder, ScoreWeights(), mask_question("the currency of Slovenia 's capital", ["Slovenia"]),
+                       None, [], None).rank([path([("borders", F), ("currency", F)], [["Italy"], ["Euro"]]), own_capital])
+    assert {c.steps[0][0]: c.score_parts["unnamed"] for c in named} == {"borders": 1.0, "capital": 0.0}
+
+
+def test_a_synthesised_memory_cannot_vouch_for_a_path_the_questions_words_count_against(embedder: Embedder) -> None:
+    """The synthesised memory finds "name the capital cities of X 's neighbours" nearest
+    its "what is the capital of X" and votes for X's own capital; that path leaves the
+    topic's phrase unexplained (`first`), so the vote is void and the chain through
+    `borders` ranks first. A labelled memory's vote stands."""
+    own_capital = PathCandidate(seed="Slovenia", steps=[("capital", F)], hops=[["Ljubljana"]], text="", phase="topic")
+    neighbours = own_capital.model_copy(update={"steps": [("borders", F), ("capital", F)],
+                                                "hops": [["Austria"], ["Vienna"]]})
+    question = mask_question("name the capital cities of Slovenia 's neighbours", ["Slovenia"])
+    vote = [PriorChain(steps=[("capital", F)], weight=0.75, depth=1)]
+    synthetic = PathScorer(embedder, ScoreWeights(memory=0.4), question, None, vote, None, synthetic_prior=True)
+    ranked = synthetic.rank([own_capital, neighbours])
+    assert ranked[0].steps == neighbours.steps and ranked[1].score_parts["memory"] == 0.0
+    labelled = PathScorer(embedder, ScoreWeights(), question, None, vote, None).rank([own_capital, neighbours])
+    assert labelled[0].steps == own_capital.steps and labelled[0].score_parts["memory"] == 0.75
+
+
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:
     """"which elements did the discoverer of X discover": `discovered_by` named in two
     places is walked there and back."""
@@ -113,6 +156,29 @@ def test_the_model_naming_the_middle_of_a_chain_gets_the_chains_end(embedder: Em
     asked_country = run_question(PoGContext(geo_store(), scripted(analyse=analysis(1), answer="ans: France"), embedder,
                                             PoGConfig()), "which country is Lyon in", [Entity(id="Lyon", name="Lyon")])
     assert asked_country["answers"][0] == "France"
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("how many people live in the capital of X", True), ("when was X discovered", True),
+    ("in what year was X founded", True), ("which years did X win", True), ("what is the capital of X", False),
+    ("who discovered X", False), ("which country produces the most X", False)])
+def test_english_asks_for_a_number_or_a_date_by_its_own_words(question: str, asks: bool) -> None:
+    assert asks_for_a_value(question) is asks
+
+
+def test_a_path_that_ends_at_no_value_pays_when_the_question_asks_for_one(embedder: Embedder) -> None:
+    """"how many people live in the capital of X 's country": the capital, a city, is
+    no answer, nor is any end that is not a number or a date."""
+    city = PathCandidate(seed="Lyon", steps=[("country", F), ("capital", F)], hops=[["France"], ["Paris"]], text="",
+                         phase="topic")
+    count = city.model_copy(update={"steps": [*city.steps, ("population", F)], "hops": [*city.hops, ["2,138,551"]]})
+    question = mask_question("how many people live in the capital of Lyon 's country", ["Lyon"])
+    ranked = PathScorer(embedder, ScoreWeights(), question, None, [], None).rank([city, count])
+    assert {c.hops[-1][0]: c.score_parts["value"] for c in ranked} == {"Paris": 1.0, "2,138,551": 0.0}
+    asked_city = PathScorer(embedder, ScoreWeights(), mask_question("what is the capital of Lyon 's country", ["Lyon"]),
+                            None, [], None).rank([city])
+    assert asked_city[0].score_parts["value"] == 0.0
+    assert is_value("1807") and is_value("2002-02-17") and is_value("9,733,276") and not is_value("+212")
 
 
 def test_synthesised_questions_chain_relational_nouns_as_possessives() -> None:
@@ -176,6 +242,7 @@ def test_a_spare_word_excuses_no_step_where_a_path_as_long_names_them_all(embedd
     ("what currency is used in the country where Lyon is", ["Lyon"], True),
     ("what money do people spend in Lyon 's country", ["Lyon"], True),
     ("the population of the capital city of France", ["France"], True),
+    ("the money of the country Lyon lies in", ["Lyon"], True),
     # CWQ's constraints run a path on past its answer (the school, then its founding date)
     ("Where did Eleanor Roosevelt attend school, with an organization founding date of 1919?",
      ["Eleanor Roosevelt"], False),

@@ -106,6 +106,17 @@ def asks_for_siblings(question: str) -> bool:
     return bool(_SIBLING_CUES.search(question))
 
 
+# English asks for a number or a date by these; "which year", "what date" name it.
+_ASKS_FOR_A_VALUE = re.compile(r"\b(?:how (?:many|much|long|old)|when|(?:what|which) (?:year|date|number)s?)\b",
+                               re.IGNORECASE)
+
+
+def asks_for_a_value(question: str) -> bool:
+    """Whether the question asks for a number or a date ("how many people live in ...",
+    "when was X discovered", "in what year ..."): English's own cue words, not a graph's."""
+    return bool(_ASKS_FOR_A_VALUE.search(question))
+
+
 def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
     """A path that ends among its start's siblings for a question that does not ask for
     siblings, or one that never walks a relation back for a question that does."""
@@ -271,12 +282,15 @@ _TOPIC_ATTACHMENTS = frozenset({"of", "where", "that", "which", "whose"})
 
 def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     """Where the question names what the topic's own phrase makes of it, the first link
-    of a chain: "X 's *country*", "the *country* of X", "the *country* where X is". A path
+    of a chain: "X 's *country*", "the *country* of X", "the *country* where X is", "the
+    *country* X comes from" (not "the film X", where nothing follows the topic). A path
     that ends there answers with the chain's middle when the question asks for more."""
     if topic_at + 2 < len(words) and words[topic_at + 1] == POSSESSIVE:  # "the neighbours of X 's country"
         noun = topic_at + 2
     elif topic_at >= 2 and words[topic_at - 1] in _TOPIC_ATTACHMENTS and words[topic_at - 2] not in _TOPIC_ATTACHMENTS:
         noun = topic_at - 2
+    elif topic_at >= 2 and words[topic_at - 2] in _DETERMINERS and topic_at + 1 < len(words):
+        noun = topic_at - 1  # a relative clause without its pronoun: "the money of the country X comes from"
     else:
         return frozenset()
     return frozenset({noun}) if may_name_a_relation(words[noun]) else frozenset()

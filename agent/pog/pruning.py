@@ -30,7 +30,7 @@ class StartChoice(BaseModel):
 def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
     scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory)
-    candidates = scorer.rank(state.get("candidates") or [])[: config.fuzzy_keep]
+    candidates = scorer.rank(state.get("candidates") or [], state.get("names"))[: config.fuzzy_keep]
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     plan = plan_text(state) if config.plan_in_prompts else ""
     read = candidates  # what precise selection reads: after the branch step, only the paths it kept
@@ -49,7 +49,7 @@ def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     elif state.get("topic_kept"):
         # Scored again by this scorer (phase 2 may have replaced the indicator), so that the
         # answer compares phase 1's best with these paths on one scale.
-        rescored = {c.key: c for c in scorer.rank(state["topic_kept"])}
+        rescored = {c.key: c for c in scorer.rank(state["topic_kept"], state.get("names"))}
         update["topic_kept"] = [rescored[c.key] for c in state["topic_kept"]]
     # The state keeps the names its paths need, not the whole walk's.
     needed = _entities(candidates, state.get("topic_kept") or [], kept)

@@ -3,7 +3,8 @@
     score = w.question  * cos(question, relations of the path)
           + w.indicator * cos(LLM indicator, relations of the path)
           + w.memory    * path-memory vote for the path's relation sequence (w.synthetic_memory
-                          for a synthesised memory)
+                          for a synthesised memory, whose vote is void for a path that any
+                          term below counts against, w.unnamed and w.missing aside)
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
@@ -14,13 +15,17 @@
           - w.missing   * words of the question that name a relation (among the candidates') where the
                           path walks none of the relations they name
           - w.first     * [the path's first step is not the relation the question names beside its
-                           topic, or as what the topic shares (`paths.topic_relation`)]
+                           topic, or as what the topic shares (`paths.topic_relation`); or the
+                           topic's own phrase names no relation ("X 's *neighbours*") and the
+                           first step is one the question names elsewhere]
           - w.kind      * [the question asks for what the last relation is named after, and the path
                            walks it backwards, to its heads]
           - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
           - w.back      * [the path ends among the topic's siblings and the question does
                            not ask for siblings, or the question asks and it never walks back;
                            it asks by a cue word, or by naming one relation in two places]
+          - w.value     * [the question asks for a number or a date and none of the path's
+                           ends is one (`asks_for_a_value`)]
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -29,6 +34,7 @@ the vectors of relation sequences are shared (and cached) across questions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
@@ -39,6 +45,7 @@ from agent.pog.candidates import (
     IMPERATIVES,
     POSSESSIVE,
     asked_words,
+    asks_for_a_value,
     asks_for_siblings,
     chain_text,
     may_name_a_relation,
@@ -51,6 +58,7 @@ from agent.pog.candidates import (
     word_names_relation,
 )
 from agent.pog.config import ScoreWeights
+from agent.pog.constraints import as_value
 from agent.pog.memory import MASK, mask_question, masked_question
 from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
@@ -64,14 +72,19 @@ def chain_key(steps: Sequence[Sequence]) -> ChainKey:
 
 class PathScorer:
     def __init__(self, embedder: Embedder, weights: ScoreWeights, question: str, indicator: str | None,
-                 prior: Sequence[PriorChain], predicted_depth: int | None) -> None:
+                 prior: Sequence[PriorChain], predicted_depth: int | None, *, synthetic_prior: bool = False) -> None:
         self.embedder, self.weights, self.predicted_depth = embedder, weights, predicted_depth
+        # A synthesised memory votes by how alike the question is to questions written
+        # for each chain: "name the capitals of X 's neighbours" is nearest "what is the
+        # capital of X". Its vote cannot outweigh what the question's words say against a path.
+        self.synthetic_prior = synthetic_prior
         texts = [question] + ([indicator] if indicator else [])
         vectors = embedder.encode(texts)
         self.question_vector = vectors[0]
         self.indicator_vector = vectors[1] if indicator else None
         self.prior = {chain_key(p.steps): p.weight for p in prior}
         self.asks_for_siblings = asks_for_siblings(question)
+        self.asks_for_value = asks_for_a_value(question)
         tokens = question_tokens(question)
         self.words = [t.lower() for t in tokens]
         masks = [i for i, t in enumerate(tokens) if t == MASK]
@@ -123,17 +136,21 @@ class PathScorer:
         return [i for i in self._may_name if i not in naming and i not in self._masks and i not in self.asked_at
                 and words[i] not in IMPERATIVES and relational(i)]
 
-    def unexplained_steps(self, steps: Sequence[StepTuple], spare: int) -> int:
+    def unexplained_steps(self, steps: Sequence[StepTuple], spare: int, topic_spare: bool = False) -> int:
         """Steps whose relation the question does not name. One between two named steps
         is explained by a spare word of the question, one word a step: "the capitals of the
-        neighbours of X 's country" walks `borders` between `country` and `capital`. A step
-        at either end is never excused: the embeddings favour paths that run on past the
-        answer, or wander before reaching what the question names. (`score` gives no spare
-        words where a candidate as long names all its steps: "the films of the screenwriter
-        of X" is `written_by` there and back, not `written_by` then `directed_by`.)"""
+        neighbours of X 's country" walks `borders` between `country` and `capital`. So is
+        the first step, when the topic's own phrase is such a word (`topic_spare`: "the
+        capitals of X 's *neighbours*"), since that phrase is the chain's first link. The
+        last step is never excused, nor the first otherwise: the embeddings favour paths
+        that run on past the answer, or wander before reaching what the question names.
+        (`score` gives no spare words where a candidate as long names all its steps: "the
+        films of the screenwriter of X" is `written_by` there and back, not `written_by`
+        then `directed_by`.)"""
         unnamed = [not self.named(r) for r, _ in steps]
         between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
-        return sum(unnamed) - min(between, spare)
+        first = int(topic_spare and unnamed[0] and len(steps) > 1)
+        return sum(unnamed) - min(between + first, spare)
 
     def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
         """The question asks for what the path's last relation is named after ("which
@@ -183,10 +200,12 @@ class PathScorer:
         depth = state.get("predicted_depth") if state.get("depth_source") == "memory" else None
         return cls(embedder, weights, masked_question(state),
                    mask_question(indicator, names) if indicator and indicator != state["question"] else None,
-                   state.get("path_prior") or [], depth)
+                   state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
 
-    def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]]) -> list[dict[str, float]]:
-        """Score parts of each (relation sequence, joins, depth), with their weighted sum as "total"."""
+    def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
+              loops: Sequence[bool] | None = None) -> list[dict[str, float]]:
+        """Score parts of each (relation sequence, joins, depth), with their weighted sum as
+        "total"; `loops`, where known, says which paths end where they have been."""
         if not items:
             return []
         vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
@@ -201,9 +220,15 @@ class PathScorer:
         # relations, and a path that left them all out paid for four where the question said one.
         asked_words = frozenset().union(*(self.naming_positions(r) for r in asked))
         first = self.first_relation(asked) if w.first else None
-        spare = len(self.spare_words(relations))
-        # A spare word excuses no step where a path as long names every step
-        named_lengths = {len(steps) for steps, _, _ in items if all(self.named(r) for r, _ in steps)}
+        spare_at = self.spare_words(relations)
+        spare = len(spare_at)
+        # The topic's own phrase names no relation ("X 's neighbours"): it is the first step.
+        topic_spare = bool(self.topic_phrase & set(spare_at))
+        # A spare word excuses no step where a path as long names every step; one that
+        # returns to its start (the capital's country) names them only by walking back.
+        looping = loops or [False] * len(items)
+        named_lengths = {len(steps) for (steps, _, _), loop in zip(items, looping, strict=True)
+                         if not loop and all(self.named(r) for r, _ in steps)}
         siblings = self.asks_for_siblings or any(self.named_twice(r) for r in relations)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
@@ -211,11 +236,15 @@ class PathScorer:
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
                      "back": float(sibling_mismatch(steps, siblings)),
-                     "unnamed": float(self.unexplained_steps(steps, 0 if len(steps) in named_lengths else spare)),
+                     "unnamed": float(self.unexplained_steps(steps, 0 if len(steps) in named_lengths else spare,
+                                                             topic_spare)),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
-                     "first": float(first is not None and steps[0][0] != first)}
+                     "first": float((first is not None and steps[0][0] != first)
+                                    or (topic_spare and self.named(steps[0][0])))}
+            if self._vote_void(parts):
+                parts["memory"] = 0.0
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
                               - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"]
@@ -223,12 +252,29 @@ class PathScorer:
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
-    def rank(self, candidates: Sequence[PathCandidate]) -> list[PathCandidate]:
-        """The candidates with their scores set, best first (ties keep their order)."""
-        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates])
-        for candidate, p in zip(candidates, parts, strict=True):
-            p["loop"] = float(loops(candidate.seed, candidate.hops))
-            p["total"] = round(p["total"] - self.weights.loop * p["loop"], 4)
+    def _vote_void(self, parts: dict[str, float]) -> bool:
+        """A synthesised memory's vote does not count for a path the question's words
+        count against (`_CONTRADICTIONS`: the topic's phrase unexplained, a walk back
+        unasked, a loop, no value where one is asked, ...). Not for unnamed steps (a
+        synonym the letters do not show is the memory's to vouch for), nor for `missing`:
+        a word that names the answer's kind shares letters with a relation ("the capitals
+        of the *countries* bordering X", `country`), and voiding the vote for it lost
+        more questions than it won on the geo and languages tuning parts."""
+        return self.synthetic_prior and any(parts.get(k) for k in _CONTRADICTIONS)
+
+    def rank(self, candidates: Sequence[PathCandidate], names: dict[str, str | None] | None = None
+             ) -> list[PathCandidate]:
+        """The candidates with their scores set, best first (ties keep their order); `names`
+        of their ends, for the value test (an id is its own name where none is given)."""
+        looping = [loops(c.seed, c.hops) for c in candidates]
+        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates], looping)
+        names = names or {}
+        for candidate, p, loop in zip(candidates, parts, looping, strict=True):
+            p["loop"] = float(loop)
+            p["value"] = float(self.asks_for_value and not any(is_value(names.get(e) or e) for e in candidate.ends))
+            p["total"] = round(p["total"] - self.weights.loop * p["loop"] - self.weights.value * p["value"], 4)
+            if self._vote_void(p) and p["memory"]:
+                p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
 
@@ -240,10 +286,14 @@ class PathScorer:
         for g in groups:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
-        totals = [p["total"] - self.weights.loop * loops(g.seed, g.hops) for g, p in zip(groups, self.score(items),
-                                                                                         strict=True)]
+        looping = [loops(g.seed, g.hops) for g in groups]
+        totals = [p["total"] - self.weights.loop * loop
+                  for loop, p in zip(looping, self.score(items, looping), strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
+
+_CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value")
 
 
 def loops(seed: str, hops: Sequence[Iterable[str]]) -> bool:
@@ -255,3 +305,8 @@ def loops(seed: str, hops: Sequence[Iterable[str]]) -> bool:
         return False
     ends = set(hops[-1])
     return ends <= {seed} or any(ends <= set(hop) for hop in hops[:-1])
+
+
+def is_value(name: str) -> bool:
+    """A number or a date, as a graph writes it: "1807", "2002-02-17", "9,733,276"."""
+    return as_value(re.sub(r"(?<=\d),(?=\d{3}\b)", "", name)) is not None
