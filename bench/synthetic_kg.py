@@ -35,10 +35,15 @@ def _zipf_draw(rng: np.random.Generator, n: int, size: int, skew: float) -> np.n
     return np.searchsorted(cumulative, rng.random(size) * cumulative[-1], side="right").clip(0, n - 1)
 
 
+def named_entities(facts: int) -> int:
+    """How many named entities a KG of `facts` has: their ids are 0 to this, `m.0<hex>`."""
+    return max(10, int(facts / FACTS_PER_ENTITY * (1 - CVT_SHARE / 3)))
+
+
 def synthetic_facts(facts: int, seed: int) -> tuple[np.ndarray, int, int]:
     """(rows of head, relation, tail ids; named entities; CVT nodes): CVT ids follow the named ones."""
     rng = np.random.default_rng(seed)
-    named = max(10, int(facts / FACTS_PER_ENTITY * (1 - CVT_SHARE / 3)))
+    named = named_entities(facts)
     cvts = int(facts * CVT_SHARE / 3)
     relation_weights = 1.0 / np.arange(1, RELATIONS + 1)
     relation_weights /= relation_weights.sum()

@@ -1,0 +1,116 @@
+"""PoG's store work as a KG grows: phase 1's walk over synthetic Freebase-shaped KGs.
+
+    python bench/pog_scale.py --json [--sizes 1000000,5000000] [--topics 100] [--depth 3] [--store-dir DIR]
+
+For each size, the synthetic KG (bench/synthetic_kg.py: hubs, CVT nodes, Zipf relations)
+is loaded once into an embedded store under `--store-dir` through `kgqa load`'s bulk path
+(its facts a second are printed; a store already there is reused, and says so). Then
+`--topics` named entities, drawn with a fixed seed, are each walked as PoG's phase 1 walks
+a topic (`kg_store.paths.explore` to `--depth` hops, with the agent's own hub cap and
+frontier from `PoGConfig`; its beam keeps `explore_beam` groups a hop in the store's order,
+since no question ranks them: what is read is the same amount). No model is asked.
+
+Prints one JSON object per size: load facts/s, and for the walks the store's seconds a
+topic (p50, p95: nearest rank), the store calls and the rows (edges) they returned a topic.
+A fresh neighbour cache per topic: each walk reads the store as a question's first would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.pog.config import PoGConfig
+from bench.synthetic_kg import cached_synthetic_kg, named_entities
+from kg_store import GraphStore, open_store
+from kg_store.paths import explore
+from loaders.load import load_file
+
+
+class TimedStore:
+    """A store whose reads are timed and counted: seconds, calls and the rows they return."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store, self.seconds, self.calls, self.rows = store, 0.0, 0, 0
+
+    def neighbors(self, ids, **options):
+        started = time.perf_counter()
+        hood = self._store.neighbors(ids, **options)
+        self.seconds += time.perf_counter() - started
+        self.calls += 1
+        self.rows += sum(len(edges) for edges in hood.edges.values())
+        return hood
+
+    def names(self, ids):
+        started = time.perf_counter()
+        found = self._store.names(ids)
+        self.seconds += time.perf_counter() - started
+        self.calls += 1
+        self.rows += len(found)
+        return found
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(len(ordered) * q) - 1)]
+
+
+def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int, seed: int) -> dict:
+    config = PoGConfig()
+    folder = store_dir / f"synthetic-{size}"
+    loaded: dict = {"reused": True}
+    if not folder.exists():
+        path = cached_synthetic_kg(data_dir, size)
+        loading = folder.with_name(folder.name + ".loading")  # a load cut short is never reused
+        shutil.rmtree(loading, ignore_errors=True)
+        with open_store(f"oxigraph:{loading}") as store:
+            started = time.perf_counter()
+            load_file(store, "freebase-nt", path)
+            seconds = time.perf_counter() - started
+        loading.rename(folder)
+        loaded = {"reused": False, "seconds": round(seconds, 1), "facts_per_s": round(size / seconds)}
+    url = f"oxigraph:{folder}"
+    chosen = random.Random(seed).sample(range(named_entities(size)), topics)
+    walks = []
+    with open_store(url, read_only=True) as store:
+        for entity in chosen:
+            timed = TimedStore(store)
+            neighbours = config.neighbour_cache(timed)  # type: ignore[arg-type]
+            explore(neighbours, [f"m.0{entity:x}"], depth=depth, max_frontier=config.max_frontier,
+                    beam=lambda groups, _names: groups[:config.explore_beam])
+            walks.append((timed.seconds * 1000, timed.calls, timed.rows))
+    ms = [w[0] for w in walks]
+    return {"facts": size, "backend": "oxigraph", "load": loaded, "topics": topics, "depth": depth,
+            "store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(nearest_rank(ms, 0.95), 1),
+            "store_ms_max": round(max(ms), 1), "calls_avg": round(statistics.fmean(w[1] for w in walks), 1),
+            "rows_avg": round(statistics.fmean(w[2] for w in walks)), "rows_max": max(w[2] for w in walks),
+            "hub_cap": config.limit_per_entity, "max_frontier": config.max_frontier, "beam": config.explore_beam}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000000,5000000", help="comma list of sizes in facts")
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    scratch = Path(tempfile.gettempdir()) / "kgqa-bench-data"
+    parser.add_argument("--store-dir", type=Path, default=scratch, help="where the loaded stores are kept and reused")
+    parser.add_argument("--data-dir", type=Path, default=scratch, help="where the synthetic KGs are written once")
+    parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
+    args = parser.parse_args()
+    for size in (int(s) for s in args.sizes.split(",") if s):
+        print(json.dumps(measure(size, args.store_dir, args.data_dir, args.topics, args.depth, args.seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

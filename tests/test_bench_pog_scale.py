@@ -1,0 +1,23 @@
+"""`bench/pog_scale.py`: phase 1's walk over a synthetic KG, its store reads timed and counted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.pog_scale import measure
+from bench.synthetic_kg import named_entities, synthetic_facts
+
+
+def test_the_walks_read_the_loaded_kg_and_a_second_run_reuses_its_store(tmp_path: Path) -> None:
+    first = measure(3_000, tmp_path, tmp_path, topics=5, depth=2, seed=0)
+    assert first["load"]["reused"] is False and first["load"]["facts_per_s"] > 0
+    assert first["topics"] == 5 and first["calls_avg"] >= 2 and first["rows_avg"] > 0
+    assert first["store_ms_p50"] <= first["store_ms_p95"] <= first["store_ms_max"]
+    again = measure(3_000, tmp_path, tmp_path, topics=5, depth=2, seed=0)
+    assert again["load"] == {"reused": True}
+    assert (again["calls_avg"], again["rows_avg"]) == (first["calls_avg"], first["rows_avg"])  # the same walks
+    assert not list(tmp_path.glob("*.loading"))
+
+
+def test_the_named_entity_count_is_the_generators_own() -> None:
+    assert named_entities(20_000) == synthetic_facts(20_000, 0)[1]
