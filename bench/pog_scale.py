@@ -10,7 +10,7 @@ a topic (`kg_store.paths.explore` to `--depth` hops, with the agent's own hub ca
 frontier from `PoGConfig`; its beam keeps `explore_beam` groups a hop in the store's order,
 since no question ranks them: what is read is the same amount). No model is asked.
 
-Prints one JSON object per size: load facts/s, and for the walks the store's seconds a
+Prints one JSON object per size: the load's facts a second, and for the walks the store's seconds a
 topic (p50, p95: nearest rank), the store calls and the rows (edges) they returned a topic.
 A fresh neighbour cache per topic: each walk reads the store as a question's first would.
 """
@@ -68,7 +68,7 @@ def nearest_rank(values: list[float], q: float) -> float:
 def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int, seed: int) -> dict:
     config = PoGConfig()
     folder = store_dir / f"synthetic-{size}"
-    loaded: dict = {"reused": True}
+    loaded: dict = {"load_reused": True}
     if not folder.exists():
         path = cached_synthetic_kg(data_dir, size)
         loading = folder.with_name(folder.name + ".loading")  # a load cut short is never reused
@@ -78,7 +78,7 @@ def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int,
             load_file(store, "freebase-nt", path)
             seconds = time.perf_counter() - started
         loading.rename(folder)
-        loaded = {"reused": False, "seconds": round(seconds, 1), "facts_per_s": round(size / seconds)}
+        loaded = {"load_reused": False, "load_seconds": round(seconds, 1), "load_facts_per_s": round(size / seconds)}
     url = f"oxigraph:{folder}"
     chosen = random.Random(seed).sample(range(named_entities(size)), topics)
     walks = []
@@ -90,7 +90,7 @@ def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int,
                     beam=lambda groups, _names: groups[:config.explore_beam])
             walks.append((timed.seconds * 1000, timed.calls, timed.rows))
     ms = [w[0] for w in walks]
-    return {"facts": size, "backend": "oxigraph", "load": loaded, "topics": topics, "depth": depth,
+    return {"facts": size, "backend": "oxigraph", **loaded, "topics": topics, "depth": depth,
             "store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(nearest_rank(ms, 0.95), 1),
             "store_ms_max": round(max(ms), 1), "calls_avg": round(statistics.fmean(w[1] for w in walks), 1),
             "rows_avg": round(statistics.fmean(w[2] for w in walks)), "rows_max": max(w[2] for w in walks),
