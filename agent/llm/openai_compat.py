@@ -39,8 +39,8 @@ def _await_httpx_import() -> None:
     `sys.modules["httpx"]` for the legacy package's URL type when it is built; built on the
     model's start-up thread while the main thread is importing httpx (langsmith does), it
     read the half-made module and failed ("partially initialized module 'httpx' has no
-    attribute 'URL'", one `kgqa eval` start in about twenty on two cores). Importing a
-    module that another thread is initialising blocks until that thread is done."""
+    attribute 'URL'": `kgqa eval` failed to start twice in a row in a fresh checkout).
+    Importing a module that another thread is initialising blocks until that thread is done."""
     if "httpx" in sys.modules:
         importlib.import_module("httpx")
 
