@@ -467,8 +467,7 @@ def test_eval_never_overwrites_a_file_that_is_not_results(tmp_path: Path, conten
     result = invoke("eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store",
                     "memory:", "--out", str(out), env={"KGQA_LLM_BASE_URL": "http://127.0.0.1:9/v1",
                                                        "KGQA_LLM_MODEL": "m", "KGQA_DATA_DIR": str(tmp_path)})
-    # the message wraps at the console's width wherever the temporary path's length puts it
-    assert result.exit_code == 2 and "is not a results file" in " ".join(result.output.split()), result.output
+    assert result.exit_code == 2 and f"error: {out} is not a results file" in result.output, result.output
     assert out.read_text() == content
     forced = invoke("eval", "--questions", str(questions), "-f", "metaqa", "--pipeline", "llm-only", "--store",
                     "memory:", "--out", str(out), "--force", env={"KGQA_LLM_BASE_URL": "http://127.0.0.1:9/v1",

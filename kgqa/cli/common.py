@@ -74,7 +74,9 @@ MemoryOpt = Annotated[Path | None, typer.Option(
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(redact_url(message))}")
+    # One line however long: a path or URL cut at the 80th column of a log (stderr is not a
+    # terminal there) can be neither copied nor grepped; a terminal wraps it by itself.
+    console.print(f"[bold red]error:[/] {escape(redact_url(message))}", soft_wrap=True)
     return typer.Exit(code)
 
 
