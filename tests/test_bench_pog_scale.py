@@ -17,6 +17,9 @@ def test_the_walks_read_the_loaded_kg_and_a_second_run_reuses_its_store(tmp_path
     assert again["load_reused"] is True and "load_seconds" not in again
     assert (again["calls_avg"], again["rows_avg"]) == (first["calls_avg"], first["rows_avg"])  # the same walks
     assert not list(tmp_path.glob("*.loading"))
+    shared = measure(3_000, tmp_path, tmp_path, topics=5, depth=2, seed=0, shared_cache=True)
+    assert shared["cache"] == "shared" and first["cache"] == "per topic"
+    assert shared["rows_avg"] <= first["rows_avg"]  # what an earlier topic read is not read again
 
 
 def test_the_named_entity_count_is_the_generators_own() -> None:
