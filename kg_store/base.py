@@ -184,10 +184,19 @@ class GraphStore(ABC):
             for entity, relation, _ in self._relation_degrees(capped[start : start + self.batch_size]):
                 if relation not in present[entity] and not relation.startswith(self.schema_prefixes):
                     missing.setdefault(entity, set()).add(relation)
-        for entity, lacking in missing.items():
-            for relation in sorted(lacking):
-                part = self._neighbors([entity], direction, [relation], EDGES_PER_MISSING_RELATION)
-                result.edges[entity].extend(part.edges.get(entity, ()))
+        # One read per relation for every hub that lacks it, not one per hub and relation: a
+        # remote store answered each in a round trip, and Virtuoso's walks waited on them.
+        found: dict[tuple[str, str], list[Edge]] = {}
+        for relation in sorted(set().union(*missing.values())):
+            lacking = [entity for entity in missing if relation in missing[entity]]
+            for start in range(0, len(lacking), self.batch_size):
+                part = self._neighbors(lacking[start : start + self.batch_size], direction, [relation],
+                                       EDGES_PER_MISSING_RELATION)
+                for entity in lacking[start : start + self.batch_size]:
+                    found[entity, relation] = part.edges.get(entity, [])
+        for entity, lacking_relations in missing.items():
+            for relation in sorted(lacking_relations):
+                result.edges[entity].extend(found[entity, relation])
 
     def relation_counts(self) -> dict[str, int]:
         """How many facts between entities each relation has, schema relations left out:

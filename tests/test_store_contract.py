@@ -92,6 +92,34 @@ def test_a_capped_hub_keeps_a_few_edges_of_every_relation_when_asked(empty_store
     assert len(plain.edges["m.us"]) == 10
 
 
+def test_the_hub_fill_reads_each_missing_relation_once_for_every_hub_that_lacks_it() -> None:
+    """Three capped hubs lacking the same two relations: two reads, not six (a remote
+    store answers each in a round trip), and each hub's edges as one read a hub gave."""
+    from kg_store.memory import MemoryStore
+
+    reads: list[tuple[tuple[str, ...], tuple[str, ...] | None]] = []
+
+    class CountingStore(MemoryStore):
+        def _neighbors(self, ids, direction, relations, limit_per_entity):
+            reads.append((tuple(ids), tuple(relations) if relations else None))
+            return super()._neighbors(ids, direction, relations, limit_per_entity)
+
+    store = CountingStore()
+    hubs = ["m.us", "m.fr", "m.de"]
+    triples = [Triple(hub, "a.country.divisions", f"m.{hub}{i}") for hub in hubs for i in range(20)]
+    triples += [Triple(hub, relation, f"m.{hub}.{relation}") for hub in hubs
+                for relation in ("z.country.capital", "z.country.form_of_government")]
+    store.write(LoadBatch(triples=triples, names=[]))
+    capped = store.neighbors(hubs, direction="out", limit_per_entity=5, every_relation=True)
+    fills = [read for read in reads if read[1] is not None]
+    assert sorted(fills) == [(tuple(sorted(hubs)), ("z.country.capital",)),
+                             (tuple(sorted(hubs)), ("z.country.form_of_government",))]
+    for hub in hubs:
+        assert [e.relation for e in capped.edges[hub]][-2:] == ["z.country.capital", "z.country.form_of_government"]
+        assert {e.neighbor for e in capped.edges[hub][-2:]} == {f"m.{hub}.z.country.capital",
+                                                                f"m.{hub}.z.country.form_of_government"}
+
+
 def test_names_prefer_english_and_unknown_is_none(store: GraphStore) -> None:
     assert store.names(["m.amelie", "m.cvt1", "m.unknown", INJECTION_ID]) == {
         "m.amelie": "Amélie",
