@@ -95,7 +95,7 @@ def queries(names: list[tuple[str, str]], count: int, seed: int = 0) -> dict[str
         if shape == 0 or len(tokens) == 1 and shape == 2:
             query = rng.choice(tokens)
         elif shape == 1:
-            typed = rng.randrange(3, len(name) + 1)
+            typed = rng.randrange(min(3, len(name)), len(name) + 1)  # a two-letter name is typed whole
             query = name[:typed]
         else:
             first, second = sorted(rng.sample(range(len(tokens)), 2))
