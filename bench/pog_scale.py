@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import shutil
 import statistics
@@ -37,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.pog.config import PoGConfig
+from bench.non_model_seconds import percentile
 from bench.synthetic_kg import cached_synthetic_kg, named_entities
 from kg_store import DEFAULT_SCHEMA_PREFIXES, GraphStore, open_store
 from kg_store.paths import explore
@@ -53,25 +53,22 @@ class TimedStore:
         self._store, self.seconds, self.calls, self.rows = store, 0.0, 0, 0
 
     def neighbors(self, ids, **options):
-        started = time.perf_counter()
-        hood = self._store.neighbors(ids, **options)
-        self.seconds += time.perf_counter() - started
-        self.calls += 1
+        hood = self._timed(self._store.neighbors, ids, **options)
         self.rows += sum(len(edges) for edges in hood.edges.values())
         return hood
 
     def names(self, ids):
-        started = time.perf_counter()
-        found = self._store.names(ids)
-        self.seconds += time.perf_counter() - started
-        self.calls += 1
+        found = self._timed(self._store.names, ids)
         self.rows += len(found)
         return found
 
-
-def nearest_rank(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(len(ordered) * q) - 1)]
+    def _timed(self, read, *args, **options):
+        started = time.perf_counter()
+        try:
+            return read(*args, **options)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.calls += 1
 
 
 def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int, seed: int,
@@ -139,7 +136,7 @@ def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_
                     beam=lambda groups, _names: groups[:config.explore_beam])
             walks.append(((timed.seconds - before[0]) * 1000, timed.calls - before[1], timed.rows - before[2]))
     ms = [w[0] for w in walks]
-    return {"store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(nearest_rank(ms, 0.95), 1),
+    return {"store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(percentile(ms, 0.95), 1),
             "store_ms_max": round(max(ms), 1), "calls_avg": round(statistics.fmean(w[1] for w in walks), 1),
             "rows_avg": round(statistics.fmean(w[2] for w in walks)), "rows_max": max(w[2] for w in walks),
             "hub_cap": config.limit_per_entity, "max_frontier": config.max_frontier, "beam": config.explore_beam}

@@ -186,17 +186,14 @@ class GraphStore(ABC):
                     missing.setdefault(entity, set()).add(relation)
         # One read per relation for every hub that lacks it, not one per hub and relation: a
         # remote store answered each in a round trip, and Virtuoso's walks waited on them.
-        found: dict[tuple[str, str], list[Edge]] = {}
+        # Relations in sorted order: each hub's edges come in the order a read a hub gave.
         for relation in sorted(set().union(*missing.values())):
             lacking = [entity for entity in missing if relation in missing[entity]]
             for start in range(0, len(lacking), self.batch_size):
                 part = self._neighbors(lacking[start : start + self.batch_size], direction, [relation],
                                        EDGES_PER_MISSING_RELATION)
-                for entity in lacking[start : start + self.batch_size]:
-                    found[entity, relation] = part.edges.get(entity, [])
-        for entity, lacking_relations in missing.items():
-            for relation in sorted(lacking_relations):
-                result.edges[entity].extend(found[entity, relation])
+                for entity, edges in part.edges.items():
+                    result.edges[entity].extend(edges)
 
     def relation_counts(self) -> dict[str, int]:
         """How many facts between entities each relation has, schema relations left out:
