@@ -25,7 +25,9 @@ lookup on localhost, and an exploration makes thousands. Updates and Graph Store
 
 from __future__ import annotations
 
+import csv
 import http.client
+import io
 import json
 import threading
 import warnings
@@ -40,6 +42,12 @@ from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import NORM_NAME_IRI, from_iri, is_internal_iri
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+
+JSON_RESULTS = "application/sparql-results+json"
+# The W3C CSV results format: values only, no term types or language tags. Virtuoso writes it
+# five times faster than JSON (22 vs 132 ms for 4,400 rows of three IRIs), and csv reads it
+# in 2.5 ms: the walks' reads, whose columns are IRIs or plain values, ask for it.
+CSV_RESULTS = "text/csv"
 
 
 class _KeepAliveReader:
@@ -69,9 +77,9 @@ class _KeepAliveReader:
             self._all.append(conn)
         return conn
 
-    def post(self, query: str) -> tuple[int, bytes]:
+    def post(self, query: str, accept: str = JSON_RESULTS) -> tuple[int, bytes]:
         body = urlencode({"query": query}).encode()
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/sparql-results+json"}
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
         for attempt in (0, 1):
             conn = self._connection(fresh=attempt == 1)
             try:
@@ -147,9 +155,9 @@ class SparqlStore(GraphStore):
         return ("; the store URL has no user and password, and Virtuoso takes updates only on an "
                 "authenticated endpoint: sparql+http://USER:PASSWORD@HOST:8890/sparql?update=/sparql-auth")
 
-    def _select(self, query: str) -> list[dict[str, dict]]:
+    def _read(self, query: str, accept: str) -> bytes:
         try:
-            status, body = self._reader.post(sparql_text.from_graph(query, self.graph))
+            status, body = self._reader.post(sparql_text.from_graph(query, self.graph), accept)
         except (OSError, http.client.HTTPException) as exc:
             raise StoreUnavailable(f"cannot reach SPARQL endpoint {self.endpoint}: {exc}") from exc
         if status in (401, 403):
@@ -157,10 +165,27 @@ class SparqlStore(GraphStore):
         if status != 200:
             said = _endpoint_said(body.decode("utf-8", "replace"))
             raise StoreQueryError(f"{self.display_url}: HTTP {status} for a read: {said}")
+        return body
+
+    def _select(self, query: str) -> list[dict[str, dict]]:
+        body = self._read(query, JSON_RESULTS)
         try:
             return json.loads(body)["results"]["bindings"]
         except (ValueError, KeyError, TypeError) as exc:
             raise StoreQueryError(f"{self.display_url}: the endpoint's reply to a SELECT is not SPARQL JSON") from exc
+
+    def _select_values(self, query: str) -> list[dict[str, str]]:
+        """A SELECT's rows as {variable: value}, read from CSV results: for queries whose
+        columns need no term type or language tag (IRIs, counts). An unbound variable (or an
+        empty literal) reads as ""."""
+        body = self._read(query, CSV_RESULTS)
+        try:
+            header, *rows = csv.reader(io.StringIO(body.decode("utf-8"), newline=""))
+        except (UnicodeDecodeError, csv.Error, ValueError) as exc:
+            raise StoreQueryError(f"{self.display_url}: the endpoint's reply to a SELECT is not SPARQL CSV") from exc
+        if any(len(row) != len(header) for row in rows):
+            raise StoreQueryError(f"{self.display_url}: the endpoint's CSV reply has rows of another width than its header")
+        return [dict(zip(header, row, strict=True)) for row in rows]
 
     def _update(self, update: str) -> None:
         response = self._post(self.update_endpoint, "an update", data={"update": update})
@@ -237,15 +262,21 @@ class SparqlStore(GraphStore):
         relations: Collection[str] | None,
         limit_per_entity: int | None,
     ) -> Neighborhood:
-        queries = sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
+        return self._edges_from(self._neighbor_queries(ids, direction, relations, limit_per_entity), ids,
+                                limit_per_entity)
+
+    def _edges_of(self, pairs: Sequence[tuple[str, str]], direction: DirectionFilter) -> Neighborhood:
+        return self._edges_from(sparql_text.pair_edges_queries(pairs, direction), list(dict.fromkeys(e for e, _ in pairs)))
+
+    def _edges_from(self, queries: list[str], ids: Sequence[str], limit_per_entity: int | None = None) -> Neighborhood:
         # Out- and in-edges in parallel, each on its thread's kept-open connection.
-        rows = [row for result in self._pool.map(self._select, queries) for row in result]
+        rows = [row for result in self._pool.map(self._select_values, queries) for row in result]
         hood = Neighborhood(edges={i: [] for i in ids})
         seen: set[tuple] = set()
         counts: dict[tuple[str, str], int] = {}
         for row in rows:
-            source, dir_name = from_iri(row["s"]["value"]), row["dir"]["value"]
-            relation, other = from_iri(row["r"]["value"]), from_iri(row["x"]["value"])
+            source, dir_name = from_iri(row["s"]), row["dir"]
+            relation, other = from_iri(row["r"]), from_iri(row["x"])
             key = (source, relation, other, dir_name)
             if key in seen:  # several names for one neighbour: keep the first row
                 continue
@@ -257,9 +288,30 @@ class SparqlStore(GraphStore):
                 hood.truncated.add(source)  # the cap+1-th row: there was more
                 continue
             counts[(source, dir_name)] = n + 1
-            name = row["n"]["value"] if "n" in row else None
+            name = row["n"] or None  # CSV: an unnamed neighbour's (a CVT's) name is empty
             hood.edges.setdefault(source, []).append(Edge(source, relation, other, name, dir_name))  # type: ignore[arg-type]
         return hood
+
+    def _neighbor_queries(self, ids: Sequence[str], direction: DirectionFilter, relations: Collection[str] | None,
+                          limit_per_entity: int | None) -> list[str]:
+        """The reads of `_neighbors`. A capped read gives each entity its own sub-select with
+        a LIMIT, and Virtuoso plans a UNION of 200 of them in about 0.7 s however few rows
+        they return; so the ids' edges are counted first (a count per id and direction) and
+        only those over the cap are read that way, the rest in one plain query."""
+        if not limit_per_entity or len(ids) == 1:
+            return sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
+        directions = [d for d in ("out", "in") if direction in (d, "both")]
+        counts = self._pool.map(self._select_values,
+                                [sparql_text.edge_counts_query(ids, d, relations) for d in directions])
+        queries = []
+        for dir_name, rows in zip(directions, counts, strict=True):
+            over = {from_iri(row["s"]) for row in rows if int(row["c"]) > limit_per_entity}
+            whole, capped = [i for i in ids if i not in over], [i for i in ids if i in over]
+            if whole:
+                queries += sparql_text.neighbors_queries(whole, dir_name, relations, None)
+            if capped:
+                queries += sparql_text.neighbors_queries(capped, dir_name, relations, limit_per_entity)
+        return queries
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
         found: dict[str, str | None] = {i: None for i in ids}
@@ -313,10 +365,10 @@ class SparqlStore(GraphStore):
         return probed
 
     def _relation_degrees(self, ids: Sequence[str]) -> Iterable[tuple[str, str, int]]:
-        for row in self._select(sparql_text.degrees_query(ids)):
-            predicate = row["p"]["value"]
+        for row in self._select_values(sparql_text.degrees_query(ids)):
+            predicate = row["p"]
             if not is_internal_iri(predicate):
-                yield from_iri(row["s"]["value"]), from_iri(predicate), int(row["c"]["value"])
+                yield from_iri(row["s"]), from_iri(predicate), int(row["c"])
 
     def _relation_counts(self) -> dict[str, int]:
         rows = self._select(sparql_text.relation_counts_query())

@@ -121,6 +121,23 @@ def neighbors_queries(
     return queries
 
 
+def pair_edges_queries(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
+    """Every edge of each (entity, relation) pair, one query per direction, with names."""
+    pair_values = "VALUES (?s ?r) { " + " ".join(f"({iri(s)} {iri(r)})" for s, r in pairs) + " }"
+    name = f"OPTIONAL {{ ?x {iri_ref(NAME_IRI)} ?n {NAME_FILTER} }}"
+    return [f'SELECT ?s ?r ?x ?n ("{dir_name}" AS ?dir) WHERE {{ {pair_values} {pattern} {name} }}'
+            for dir_name, pattern in (("out", "?s ?r ?x . FILTER(isIRI(?x))"), ("in", "?x ?r ?s ."))
+            if direction in (dir_name, "both")]
+
+
+def edge_counts_query(ids: Sequence[str], direction: str, relations: Collection[str] | None) -> str:
+    """How many facts each id has in one direction (`out` counts its literals too: an
+    upper bound on its edges): which ids a capped read must cut, and which it can read whole."""
+    rel_values = f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
+    pattern = "?s ?r ?x" if direction == "out" else "?x ?r ?s"
+    return f"SELECT ?s (COUNT(*) AS ?c) WHERE {{ {values('s', ids)} {rel_values} {pattern} }} GROUP BY ?s"
+
+
 def names_query(ids: Sequence[str]) -> str:
     return f"SELECT ?s ?n WHERE {{ {values('s', ids)} ?s {iri_ref(NAME_IRI)} ?n {NAME_FILTER} }}"
 

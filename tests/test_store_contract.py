@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
+from kg_store.base import EDGES_PER_MISSING_RELATION
 from kg_store.names import SIDE_FILE, NameIndex
 from tests.kg_fixture import (
     ENTITIES,
@@ -75,6 +76,10 @@ def test_hub_cap_truncates_and_reports(store: GraphStore) -> None:
     hood = store.neighbors(["m.usa", "m.tom"], limit_per_entity=5)
     assert len(hood.edges["m.usa"]) == 5
     assert hood.truncated == {"m.usa"}
+    assert set(hood.edges["m.tom"]) == set(store.neighbors(["m.tom"]).edges["m.tom"])  # under the cap: whole
+    # An entity whose facts, its name and attributes counted, pass the cap, but not its edges
+    assert set(store.neighbors(["m.tom", "m.usa"], limit_per_entity=2).edges["m.tom"]) == set(
+        store.neighbors(["m.tom"], limit_per_entity=2).edges["m.tom"])
     uncapped = store.neighbors(["m.usa"])
     assert len(uncapped.edges["m.usa"]) == HUB_FANS + 1 and not uncapped.truncated
 
@@ -87,21 +92,31 @@ def test_a_capped_hub_keeps_a_few_edges_of_every_relation_when_asked(empty_store
     capped = empty_store.neighbors(["m.us"], direction="out", limit_per_entity=10, every_relation=True)
     relations = Counter(e.relation for e in capped.edges["m.us"])
     assert relations["z.country.form_of_government"] == 1 and relations["z.country.capital"] == 1
+    assert {(e.neighbor, e.neighbor_name) for e in capped.edges["m.us"] if e.relation.startswith("z.")} == {
+        ("m.republic", "Republic"), ("m.dc", "Washington")}
+    both = empty_store.neighbors(["m.dc"], limit_per_entity=10, every_relation=True)  # not capped: as read
+    assert [(e.relation, e.neighbor, e.direction) for e in both.edges["m.dc"]] == [("z.country.capital", "m.us", "in")]
     assert 1 <= relations["a.country.divisions"] <= 10 and capped.truncated == {"m.us"}  # still a hub
     plain = empty_store.neighbors(["m.us"], direction="out", limit_per_entity=10)
     assert len(plain.edges["m.us"]) == 10
 
 
-def test_the_hub_fill_reads_each_missing_relation_once_for_every_hub_that_lacks_it() -> None:
-    """Three capped hubs lacking the same two relations: two reads, not six (a remote
-    store answers each in a round trip), and each hub's edges as one read a hub gave."""
+def test_the_hub_fill_reads_few_facts_in_one_go_and_many_once_a_relation() -> None:
+    """Three capped hubs lacking two relations of one fact each and one of a dozen: one read
+    of the six small pairs (a remote store answers each read in a round trip) and one capped
+    read of the large relation for all three, not nine reads."""
     from kg_store.memory import MemoryStore
 
-    reads: list[tuple[tuple[str, ...], tuple[str, ...] | None]] = []
+    reads: list[tuple] = []
 
     class CountingStore(MemoryStore):
+        def _edges_of(self, pairs, direction):
+            reads.append(("pairs", tuple(pairs)))
+            return super()._edges_of(pairs, direction)
+
         def _neighbors(self, ids, direction, relations, limit_per_entity):
-            reads.append((tuple(ids), tuple(relations) if relations else None))
+            if relations and limit_per_entity:  # the capped reads (the pair reads have no cap)
+                reads.append(("capped", tuple(ids), tuple(relations)))
             return super()._neighbors(ids, direction, relations, limit_per_entity)
 
     store = CountingStore()
@@ -109,15 +124,17 @@ def test_the_hub_fill_reads_each_missing_relation_once_for_every_hub_that_lacks_
     triples = [Triple(hub, "a.country.divisions", f"m.{hub}{i}") for hub in hubs for i in range(20)]
     triples += [Triple(hub, relation, f"m.{hub}.{relation}") for hub in hubs
                 for relation in ("z.country.capital", "z.country.form_of_government")]
+    triples += [Triple(hub, "z.country.city", f"m.{hub}.city{i}") for hub in hubs for i in range(12)]
     store.write(LoadBatch(triples=triples, names=[]))
     capped = store.neighbors(hubs, direction="out", limit_per_entity=5, every_relation=True)
-    fills = [read for read in reads if read[1] is not None]
-    assert sorted(fills) == [(tuple(sorted(hubs)), ("z.country.capital",)),
-                             (tuple(sorted(hubs)), ("z.country.form_of_government",))]
+    small = tuple(sorted((hub, r) for hub in hubs for r in ("z.country.capital", "z.country.form_of_government")))
+    assert reads == [("pairs", small), ("capped", tuple(sorted(hubs)), ("z.country.city",))]
     for hub in hubs:
-        assert [e.relation for e in capped.edges[hub]][-2:] == ["z.country.capital", "z.country.form_of_government"]
-        assert {e.neighbor for e in capped.edges[hub][-2:]} == {f"m.{hub}.z.country.capital",
-                                                                f"m.{hub}.z.country.form_of_government"}
+        relations = Counter(e.relation for e in capped.edges[hub])
+        assert relations == {"a.country.divisions": 5, "z.country.capital": 1, "z.country.form_of_government": 1,
+                             "z.country.city": EDGES_PER_MISSING_RELATION}
+        assert {e.neighbor for e in capped.edges[hub] if e.relation == "z.country.capital"} == {
+            f"m.{hub}.z.country.capital"}
 
 
 def test_names_prefer_english_and_unknown_is_none(store: GraphStore) -> None:
@@ -438,6 +455,15 @@ def test_unicode_round_trip(empty_store: GraphStore) -> None:
     assert (edge.relation, edge.neighbor, edge.neighbor_name) == ("lives in", "東京", "東京")
     assert empty_store.search_entities("東京")[0].id == "東京"
     assert [(m.id, m.match) for m in empty_store.search_entities("東")] == [("東京", "prefix")]
+
+
+def test_names_with_quotes_commas_and_line_breaks_come_back_whole(empty_store: GraphStore) -> None:
+    """A name is data in every results format a backend reads (SPARQL CSV quotes it)."""
+    name = 'He said "no, thanks",\nthen left; \'x\' \\ \t, ""'
+    empty_store.write(LoadBatch(triples=[Triple("m.a", "knows", "m.b"), Triple("m.c", "knows", "m.a")],
+                                names=[("m.b", name), ("m.c", ",")]))
+    assert rows(empty_store, "m.a") == {("knows", "m.b", name, "out"), ("knows", "m.c", ",", "in")}
+    assert empty_store.names(["m.b"]) == {"m.b": name}
 
 
 def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> None:
