@@ -62,6 +62,9 @@ class TimedStore:
         self.rows += len(found)
         return found
 
+    def entities_with(self, relation, direction, **options):
+        return self._timed(self._store.entities_with, relation, direction, **options)
+
     def _timed(self, read, *args, **options):
         started = time.perf_counter()
         try:

@@ -100,6 +100,7 @@ class NeighborCache:
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
+        self._reached_twice: dict[Step, bool] = {}
         self._lock = threading.Lock()
         self.store_reads = 0  # entities fetched from the store (cache misses)
 
@@ -124,6 +125,22 @@ class NeighborCache:
                 if entity in self._edges:
                     self._edges.move_to_end(entity)
             return edges, {i for i in ids if i in self._capped}
+
+    def reached_twice(self, step: Step, sample: int = 50) -> bool:
+        """Whether walking `step` reaches some entity from two or more (a discoverer is
+        reached from each element he discovered; a capital from its country alone): whether
+        walking it back can find siblings. Judged on the first `sample` entities the store
+        lists as reached that way; remembered per step."""
+        known = self._reached_twice.get(step)
+        if known is None:
+            back = "in" if step.forward else "out"
+            reached = self.store.entities_with(step.relation, back, limit=sample)
+            # Two edges an entity are enough to tell: a capped read of the one relation.
+            hood = self.store.neighbors(reached, direction=back, relations=[step.relation], limit_per_entity=2)
+            known = any(len(edges) > 1 for edges in hood.edges.values())
+            with self._lock:
+                self._reached_twice[step] = known
+        return known
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
         with self._lock:
@@ -155,11 +172,12 @@ def explore(
     """Path groups from each seed up to `depth` hops, breadth first, one batched store
     read per hop (entities already read come from the cache).
 
-    A path never returns to its seed, nor walks back along the edge it just took (A -r->
-    B <-r- A); B -r'-> A by another relation is a path ("the writer of the films directed
-    by X" can be X). `max_frontier` caps the entities one hop expands; groups
-    beyond `max_groups` per hop are dropped (the smallest entity sets kept: those are
-    the specific relations). `beam`, when given, picks which of a hop's groups are
+    A path never returns to its seed; it may return to an entity otherwise: B -r'-> A by
+    another relation ("the writer of the films directed by X" can be X), or back along the
+    edge it just took after another relation, where that relation reaches some entity twice
+    (X -r1-> A -r2-> B <-r2- {A, ...}: A is one of its own siblings). `max_frontier` caps
+    the entities one hop expands; groups beyond `max_groups` per hop are dropped (the
+    smallest entity sets kept: those are the specific relations). `beam`, when given, picks which of a hop's groups are
     extended further (every group is still returned). With `through_unnamed`, a group
     whose ends are all unnamed (CVTs) is continued through them within the same hop.
     """
@@ -203,6 +221,15 @@ def _step(
     following: list[PathGroup] = []
     for group in groups:
         last = group.chain[-1] if group.chain else None
+        # Walking back along the edge just taken reaches the siblings of where it came from,
+        # that entity included: "the elements discovered by the discoverer of Tl's element"
+        # are Thallium alone when William Crookes discovered nothing else (MetaQA's answers
+        # keep it too). Not where it cannot reach a sibling: after a step that itself walked
+        # back (r, r⁻¹, r), or along a relation no entity is reached by twice (a city is
+        # the capital of one country: Hanoi's country is Vietnam again, however asked).
+        back_to_parents = last is not None and not (
+            len(group.chain) >= 2 and group.chain[-2] == Step(last.relation, not last.forward)
+        ) and source.reached_twice(last)
         # One group's extensions are its own (groups differ by seed or chain): collect them
         # by (relation, direction) and build each chain once, not once per edge (the
         # inner loop runs for millions of edges when a memory is synthesised).
@@ -212,7 +239,8 @@ def _step(
                 neighbour = edge.neighbor
                 forward = edge.direction == "out"
                 if neighbour == group.seed or (
-                    last and neighbour in parents and edge.relation == last.relation and forward != last.forward
+                    not back_to_parents and neighbour in parents and edge.relation == last.relation
+                    and forward != last.forward
                 ):
                     continue  # back to the topic entity, or back along the edge just walked
                 names.setdefault(neighbour, edge.neighbor_name)
@@ -348,28 +376,43 @@ def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[s
     """For each entity with an edge to a seed (directly, or through one unnamed CVT node):
     seed -> the chain walked from the seed to the entity.
 
-    Read from the seed's side where its edges were all read (a few hundred, CVTs'
-    included), from the entities' side only for a seed that is a capped hub: thousands of
-    ends and their CVTs cost seconds a question on Freebase, and an end's own cap could hide
-    its edge to the seed."""
+    Read from the seed's side: its edges, then those of its unnamed neighbours. A capped
+    hub's edges are read whole for it where there are fewer than the entities' side would
+    read (the entities' capped edges): a party of a few thousand members on Freebase, read
+    from 5,000 ends, their CVTs included, cost six seconds. Only a hub larger than that
+    is read from the entities' side (an end's own cap could hide its edge to the hub)."""
     _, capped = source.neighbors(sorted(seeds))
     found: dict[str, dict[str, Chain]] = {}
-    for seed, ends in _walks_to(source, sorted(seeds - capped), set(entities)).items():
-        for end, chain in ends.items():
-            found.setdefault(end, {}).setdefault(seed, chain)
-    hubs = seeds & capped
-    if hubs:
-        for entity, chains in _walks_to(source, entities, hubs).items():
+
+    def add(walks: dict[str, dict[str, Chain]]) -> None:
+        for seed, ends in walks.items():
+            for end, chain in ends.items():
+                found.setdefault(end, {}).setdefault(seed, chain)
+
+    add(_walks_to(source, sorted(seeds - capped), set(entities)))
+    far = set()
+    bound = len(entities) * (source.limit_per_entity or 0)
+    for hub in sorted(seeds & capped):
+        whole = source.store.neighbors([hub], limit_per_entity=max(bound, 1))
+        if hub in whole.truncated:
+            far.add(hub)
+        else:
+            add(_walks_to(source, [hub], set(entities), whole.edges))
+    if far:
+        for entity, chains in _walks_to(source, entities, far).items():
             for hub, chain in chains.items():
                 back = tuple(Step(step.relation, not step.forward) for step in reversed(chain))
                 found.setdefault(entity, {}).setdefault(hub, back)
     return found
 
 
-def _walks_to(source: NeighborCache, starts: Sequence[str], targets: set[str]) -> dict[str, dict[str, Chain]]:
+def _walks_to(source: NeighborCache, starts: Sequence[str], targets: set[str],
+              edges: dict[str, list[Edge]] | None = None) -> dict[str, dict[str, Chain]]:
     """For each start with an edge to a target (directly, or through one unnamed CVT node):
-    target -> the chain walked from the start to it, a direct edge first."""
-    edges, _ = source.neighbors(starts)
+    target -> the chain walked from the start to it, a direct edge first. The starts' own
+    `edges` when already read, else their (capped) edges from `source`."""
+    if edges is None:
+        edges, _ = source.neighbors(starts)
     found: dict[str, dict[str, Chain]] = {}
     through: dict[str, list[tuple[str, Step]]] = defaultdict(list)  # CVT -> (start, step start->CVT)
     for start in starts:

@@ -202,6 +202,11 @@ def test_a_path_that_returns_to_where_it_has_been_pays(embedder: Embedder) -> No
     assert loops("Mongolia", [{"China", "Russia"}, {"Beijing", "Moscow"}, {"China", "Russia"}])
     assert loops("Lyon", [{"France"}, {"Lyon", "Paris"}]) is False
     assert loops("Big", [{"Penny Marshall"}, {"Big"}])
+    # Walking the last relation back ends among the middle's siblings, itself included: not a loop
+    sibling_walk = [("symbol", B), ("discovered_by", F), ("discovered_by", B)]
+    assert loops("Tl", [{"Thallium"}, {"Crookes"}, {"Thallium"}], sibling_walk) is False
+    # ... but there, back and there again is
+    assert loops("Film A", [{"Ann"}, {"Film B"}, {"Ann"}], [("directed_by", F), ("directed_by", B), ("directed_by", F)])
     question = "what are the capitals of the countries bordering Mongolia"
     steps = [("borders", B), ("capital", F), ("country", F)]
     hops = [["China", "Russia"], ["Beijing", "Moscow"], ["China", "Russia"]]
@@ -209,6 +214,23 @@ def test_a_path_that_returns_to_where_it_has_been_pays(embedder: Embedder) -> No
                         for n in (3, 2))
     ranked = scorer(embedder, question, "Mongolia").rank([walked_on, right])
     assert [len(c.steps) for c in ranked] == [2, 3] and ranked[1].score_parts["loop"] == 1.0
+
+
+def test_a_sibling_walk_back_to_its_middle_is_no_path_that_names_every_step(embedder: Embedder) -> None:
+    """"the capitals of the neighbours of Ho Chi Minh City 's country": Vietnam's capital
+    walked back to Vietnam names `country` and `capital` and nothing else, but only by
+    returning; the spare word "neighbours" still stands for `borders` in the right path."""
+    from agent.pog.scoring import loops, returns
+
+    question = "name the capitals of the neighbours of Ho Chi Minh City 's country"
+    right = PathCandidate(seed="Ho Chi Minh City", steps=[("country", F), ("borders", F), ("capital", F)],
+                          hops=[["Vietnam"], ["Cambodia", "Laos"], ["Phnom Penh", "Vientiane"]], text="", phase="topic",
+                          depth=3)
+    back = PathCandidate(seed="Ho Chi Minh City", steps=[("country", F), ("capital", F), ("capital", B)],
+                         hops=[["Vietnam"], ["Hanoi"], ["Vietnam"]], text="", phase="topic", depth=3)
+    assert returns(back.seed, back.hops) and not loops(back.seed, back.hops, back.steps)
+    ranked = scorer(embedder, question, "Ho Chi Minh City").rank([back, right])
+    assert ranked[0] is not back and ranked[0].steps == right.steps and ranked[0].score_parts["unnamed"] == 0.0
 
 
 @pytest.mark.parametrize("question", ["in which years did Marie Curie discover elements",

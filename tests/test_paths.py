@@ -35,6 +35,32 @@ def test_a_path_may_return_to_an_entity_by_another_relation() -> None:
     assert (("directed_by", True), ("directed_by", False), ("directed_by", True)) not in chains
 
 
+def test_a_sibling_walk_after_another_relation_keeps_the_entity_it_came_from() -> None:
+    """"the elements discovered by the discoverer of Tl's element": Thallium itself, when
+    William Crookes discovered nothing else (MetaQA's gold keeps the middle entity too)."""
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Thallium", "symbol", "Tl"), Triple("Thallium", "discovered_by", "Crookes"),
+                                   Triple("Helium", "discovered_by", "Ramsay"), Triple("Neon", "discovered_by", "Ramsay"),
+                                   Triple("Neon", "symbol", "Ne")],
+                          names=[(e, e) for e in ("Thallium", "Tl", "Crookes", "Helium", "Neon", "Ne", "Ramsay")]))
+    walk = explore(NeighborCache(store), ["Tl", "Ne"], depth=3)
+    siblings = (("symbol", False), ("discovered_by", True), ("discovered_by", False))
+    assert groups_by_chain(walk, "Tl")[siblings] == ["Thallium"]
+    assert groups_by_chain(walk, "Ne")[siblings] == ["Helium", "Neon"]
+
+
+def test_no_walk_back_along_a_relation_that_reaches_every_entity_once() -> None:
+    """A city is the capital of one country: walking `capital` back from Hanoi finds Vietnam
+    again, never a sibling, so "Ho Chi Minh City's country's capital's country" is no path."""
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Ho Chi Minh City", "country", "Vietnam"), Triple("Vietnam", "capital", "Hanoi"),
+                                   Triple("Hue", "country", "Vietnam"), Triple("Laos", "capital", "Vientiane")],
+                          names=[(e, e) for e in ("Ho Chi Minh City", "Vietnam", "Hanoi", "Hue", "Laos", "Vientiane")]))
+    chains = groups_by_chain(explore(NeighborCache(store), ["Ho Chi Minh City"], depth=3), "Ho Chi Minh City")
+    assert chains[(("country", True), ("capital", True))] == ["Hanoi"]
+    assert (("country", True), ("capital", True), ("capital", False)) not in chains
+
+
 def test_concrete_paths_are_rebuilt_from_a_group() -> None:
     walk = explore(NeighborCache(film_store()), ["Tom Hanks"], depth=2)
     group = next(g for g in walk.groups if g.chain == (Step("starred_actors", False), Step("directed_by", True)))
@@ -155,3 +181,22 @@ def test_a_join_to_a_topic_that_is_no_hub_is_read_from_the_topic_s_own_edges() -
         "Big": {"Penny Marshall": (Step("directed_by", False),)},
         "Splash": {"Penny Marshall": (Step("released_by", False), Step("release_cvt", False))}}
     assert cache.store_reads == 2  # Penny Marshall and her CVT; neither film's 31 edges
+
+
+def test_a_hub_topic_smaller_than_the_ends_side_is_read_whole_from_its_own_side() -> None:
+    """A party of a few thousand members, joined to 5,000 path ends: its own edges (and its
+    CVTs') are fewer than the ends' capped edges, and no end's cap can hide its edge to it."""
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[*(Triple(f"Other {i}", "has_genre", "Comedy") for i in range(11)),
+                 *(Triple("Big", "has_tags", f"tag {i}") for i in range(30)), Triple("Big", "has_genre", "Comedy"),
+                 Triple("Splash", "genre_cvt", "m.cvt"), Triple("m.cvt", "genre", "Comedy")],
+        names=[(e, e) for e in ["Big", "Splash", "Comedy", *(f"Other {i}" for i in range(11)),
+                                *(f"tag {i}" for i in range(30))]]))
+    cache = NeighborCache(store, limit_per_entity=10)
+    assert cache.neighbors(["Comedy"])[1] == {"Comedy"}  # a capped hub of 13 edges
+    ends = ["Big", "Splash", "Apollo 13"]  # the ends' side would read up to 30 edges
+    assert _adjacent_seeds(cache, ends, {"Comedy"}) == {
+        "Big": {"Comedy": (Step("has_genre", False),)},
+        "Splash": {"Comedy": (Step("genre", False), Step("genre_cvt", False))}}
+    assert cache.store_reads == 2  # Comedy (capped, for its walk) and its CVT: none of the ends

@@ -121,8 +121,8 @@ def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
     """A path that ends among its start's siblings for a question that does not ask for
     siblings, or one that never walks a relation back for a question that does."""
     if siblings_asked:  # siblings are two hops away at least
-        return not any(_reverses(a, b) for a, b in pairwise(steps))
-    return len(steps) >= 2 and _reverses(steps[-2], steps[-1])  # ends among its start's siblings
+        return not any(reverses(a, b) for a, b in pairwise(steps))
+    return len(steps) >= 2 and reverses(steps[-2], steps[-1])  # ends among its start's siblings
 
 
 # How a question names what it asks for: "what *types* are the movies ...", "what are the
@@ -306,7 +306,7 @@ def chains_through_topic_phrase(question: str, mask: str) -> bool:
     return len(topics) == 1 and bool(topic_phrase_words([t.lower() for t in tokens], topics[0]))
 
 
-def _reverses(step: StepTuple, following: StepTuple) -> bool:
+def reverses(step: StepTuple, following: StepTuple) -> bool:
     """Whether `following` walks `step`'s relation backwards: back to entities of the kind
     the step came from (the films that share X's director)."""
     return step[0] == following[0] and step[1] != following[1]

@@ -52,6 +52,7 @@ from agent.pog.candidates import (
     named_depth,
     question_tokens,
     relation_naming_words,
+    reverses,
     sibling_mismatch,
     topic_phrase_words,
     topic_relation,
@@ -203,9 +204,9 @@ class PathScorer:
                    state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
-              loops: Sequence[bool] | None = None) -> list[dict[str, float]]:
+              returning: Sequence[bool] | None = None) -> list[dict[str, float]]:
         """Score parts of each (relation sequence, joins, depth), with their weighted sum as
-        "total"; `loops`, where known, says which paths end where they have been."""
+        "total"; `returning`, where known, says which paths end where they have been."""
         if not items:
             return []
         vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
@@ -226,9 +227,9 @@ class PathScorer:
         topic_spare = bool(self.topic_phrase & set(spare_at))
         # A spare word excuses no step where a path as long names every step; one that
         # returns to its start (the capital's country) names them only by walking back.
-        looping = loops or [False] * len(items)
-        named_lengths = {len(steps) for (steps, _, _), loop in zip(items, looping, strict=True)
-                         if not loop and all(self.named(r) for r, _ in steps)}
+        returning = returning or [False] * len(items)
+        named_lengths = {len(steps) for (steps, _, _), back in zip(items, returning, strict=True)
+                         if not back and all(self.named(r) for r, _ in steps)}
         siblings = self.asks_for_siblings or any(self.named_twice(r) for r in relations)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
@@ -266,8 +267,9 @@ class PathScorer:
              ) -> list[PathCandidate]:
         """The candidates with their scores set, best first (ties keep their order); `names`
         of their ends, for the value test (an id is its own name where none is given)."""
-        looping = [loops(c.seed, c.hops) for c in candidates]
-        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates], looping)
+        looping = [loops(c.seed, c.hops, chain_key(c.steps)) for c in candidates]
+        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates],
+                           [returns(c.seed, c.hops) for c in candidates])
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
@@ -286,9 +288,9 @@ class PathScorer:
         for g in groups:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
-        looping = [loops(g.seed, g.hops) for g in groups]
+        looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
         totals = [p["total"] - self.weights.loop * loop
-                  for loop, p in zip(looping, self.score(items, looping), strict=True)]
+                  for loop, p in zip(looping, self.score(items, [returns(g.seed, g.hops) for g in groups]), strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
 
@@ -296,15 +298,28 @@ class PathScorer:
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value")
 
 
-def loops(seed: str, hops: Sequence[Iterable[str]]) -> bool:
+def returns(seed: str, hops: Sequence[Iterable[str]]) -> bool:
     """The path ends where it has already been: its ends are all its start or all among
     one earlier hop's entities ("the countries bordering X, their capitals, their
-    countries" is the countries again). Its last steps add nothing but a way to name the
-    middle of the chain."""
+    countries" is the countries again). It names its steps only by walking back: it does
+    not count as a path that names every step (`PathScorer.score`)."""
     if len(hops) < 2:
         return False
     ends = set(hops[-1])
     return ends <= {seed} or any(ends <= set(hop) for hop in hops[:-1])
+
+
+def loops(seed: str, hops: Sequence[Iterable[str]], steps: Sequence[StepTuple] = ()) -> bool:
+    """A path that `returns` and pays for it: its last steps add nothing but a way to name
+    the middle of the chain. Not one whose last step walks the one before it back: it ends
+    among its middle's siblings (`sibling_mismatch` judges those), even where the middle has
+    no sibling but itself (Thallium's discoverer discovered nothing else); unless it walked
+    that way before (r, r⁻¹, r), or ends at its start."""
+    if not returns(seed, hops):
+        return False
+    closes_sibling_walk = (len(steps) >= 2 and reverses(steps[-2], steps[-1])
+                           and (len(steps) < 3 or steps[-3] != steps[-1]))
+    return not closes_sibling_walk or set(hops[-1]) <= {seed}
 
 
 def is_value(name: str) -> bool:
