@@ -63,6 +63,7 @@ class GraphStore(ABC):
         self.url = url
         self.display_url = redact_url(url)
         self.schema_prefixes = tuple(schema_prefixes)
+        self._reached_twice: dict[tuple[str, bool], bool] = {}
 
     # ---- primitives: one round trip each -------------------------------------------
     @abstractmethod
@@ -214,6 +215,22 @@ class GraphStore(ABC):
         for entity, wanted in relations.items():
             hood.edges[entity] = self._neighbors([entity], direction, wanted, None).edges.get(entity, [])
         return hood
+
+    def reached_twice(self, relation: str, forward: bool = True, *, sample: int = 50) -> bool:
+        """Whether walking `relation` (`forward`: head to tail) reaches some entity from two
+        or more: a discoverer from each element he discovered, a capital from its country
+        alone. Judged on the first `sample` entities the store lists as reached that way (two
+        edges each are enough to tell), and remembered by this store object: a walk asks it
+        of every relation it steps along, and a relation's shape does not change between
+        questions."""
+        key = (check_id(relation), forward)
+        known = self._reached_twice.get(key)
+        if known is None:
+            back = "in" if forward else "out"
+            reached = self.entities_with(relation, back, limit=sample)
+            hood = self.neighbors(reached, direction=back, relations=[relation], limit_per_entity=2)
+            known = self._reached_twice[key] = any(len(edges) > 1 for edges in hood.edges.values())
+        return known
 
     def relation_counts(self) -> dict[str, int]:
         """How many facts between entities each relation has, schema relations left out:

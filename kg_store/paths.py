@@ -100,7 +100,6 @@ class NeighborCache:
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
-        self._reached_twice: dict[Step, bool] = {}
         self._lock = threading.Lock()
         self.store_reads = 0  # entities fetched from the store (cache misses)
 
@@ -126,21 +125,10 @@ class NeighborCache:
                     self._edges.move_to_end(entity)
             return edges, {i for i in ids if i in self._capped}
 
-    def reached_twice(self, step: Step, sample: int = 50) -> bool:
-        """Whether walking `step` reaches some entity from two or more (a discoverer is
-        reached from each element he discovered; a capital from its country alone): whether
-        walking it back can find siblings. Judged on the first `sample` entities the store
-        lists as reached that way; remembered per step."""
-        known = self._reached_twice.get(step)
-        if known is None:
-            back = "in" if step.forward else "out"
-            reached = self.store.entities_with(step.relation, back, limit=sample)
-            # Two edges an entity are enough to tell: a capped read of the one relation.
-            hood = self.store.neighbors(reached, direction=back, relations=[step.relation], limit_per_entity=2)
-            known = any(len(edges) > 1 for edges in hood.edges.values())
-            with self._lock:
-                self._reached_twice[step] = known
-        return known
+    def reached_twice(self, step: Step) -> bool:
+        """Whether walking `step` reaches some entity from two or more: whether walking it
+        back can find siblings (`GraphStore.reached_twice`)."""
+        return self.store.reached_twice(step.relation, step.forward)
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
         with self._lock:

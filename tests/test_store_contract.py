@@ -466,6 +466,16 @@ def test_names_with_quotes_commas_and_line_breaks_come_back_whole(empty_store: G
     assert empty_store.names(["m.b"]) == {"m.b": name}
 
 
+def test_whether_a_relation_reaches_an_entity_twice(empty_store: GraphStore) -> None:
+    """A walk back along `discovered_by` finds siblings; along `capital`, only where it came from."""
+    empty_store.write(LoadBatch(triples=[Triple("m.he", "discovered_by", "m.ramsay"), Triple("m.ne", "discovered_by", "m.ramsay"),
+                                         Triple("m.tl", "discovered_by", "m.crookes"), Triple("m.fr", "capital", "m.paris"),
+                                         Triple("m.es", "capital", "m.madrid")], names=[]))
+    assert empty_store.reached_twice("discovered_by") is True
+    assert empty_store.reached_twice("discovered_by", forward=False) is False  # each element has one discoverer
+    assert empty_store.reached_twice("capital") is False and empty_store.reached_twice("capital", forward=False) is False
+
+
 def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> None:
     counts = store.relation_counts()
     assert counts["people.person.nationality"] == HUB_FANS + 1
