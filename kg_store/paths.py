@@ -165,9 +165,10 @@ def explore(
     edge it just took after another relation, where that relation reaches some entity twice
     (X -r1-> A -r2-> B <-r2- {A, ...}: A is one of its own siblings). `max_frontier` caps
     the entities one hop expands; groups beyond `max_groups` per hop are dropped (the
-    smallest entity sets kept: those are the specific relations). `beam`, when given, picks which of a hop's groups are
-    extended further (every group is still returned). With `through_unnamed`, a group
-    whose ends are all unnamed (CVTs) is continued through them within the same hop.
+    smallest entity sets kept: those are the specific relations). `beam`, when given, picks
+    which of a hop's groups are extended further (every group is still returned). With
+    `through_unnamed`, a group whose ends are all unnamed (CVTs) is continued through them
+    within the same hop.
     """
     seeds = list(dict.fromkeys(seeds))
     names: dict[str, str | None] = dict(source.names(seeds))

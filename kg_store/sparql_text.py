@@ -104,11 +104,8 @@ def neighbors_queries(
     rows and the extra row tells us it was cut.
     """
     rel_values = f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
-    name = f"OPTIONAL {{ ?x {iri_ref(NAME_IRI)} ?n {NAME_FILTER} }}"
     queries = []
-    for dir_name, pattern in (("out", "?s ?r ?x . FILTER(isIRI(?x))"), ("in", "?x ?r ?s .")):
-        if direction not in (dir_name, "both"):
-            continue
+    for dir_name, pattern in _edge_patterns(direction):
         if limit_per_entity:
             parts = [
                 f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [i])} {rel_values} {pattern} }} LIMIT {int(limit_per_entity) + 1} }}"
@@ -117,17 +114,26 @@ def neighbors_queries(
             body = " UNION ".join(parts)
         else:
             body = f"{values('s', ids)} {rel_values} {pattern}"
-        queries.append(f'SELECT ?s ?r ?x ?n ("{dir_name}" AS ?dir) WHERE {{ {body} {name} }}')
+        queries.append(_edges_select(dir_name, body))
     return queries
 
 
 def pair_edges_queries(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
     """Every edge of each (entity, relation) pair, one query per direction, with names."""
     pair_values = "VALUES (?s ?r) { " + " ".join(f"({iri(s)} {iri(r)})" for s, r in pairs) + " }"
+    return [_edges_select(dir_name, f"{pair_values} {pattern}") for dir_name, pattern in _edge_patterns(direction)]
+
+
+def _edge_patterns(direction: str) -> list[tuple[str, str]]:
+    """(direction, pattern) of the edges of ?s that a read in `direction` wants: entities only."""
+    return [(d, pattern) for d, pattern in (("out", "?s ?r ?x . FILTER(isIRI(?x))"), ("in", "?x ?r ?s ."))
+            if direction in (d, "both")]
+
+
+def _edges_select(dir_name: str, body: str) -> str:
+    """The edges `body` binds (?s ?r ?x), with the neighbour's name where it has one."""
     name = f"OPTIONAL {{ ?x {iri_ref(NAME_IRI)} ?n {NAME_FILTER} }}"
-    return [f'SELECT ?s ?r ?x ?n ("{dir_name}" AS ?dir) WHERE {{ {pair_values} {pattern} {name} }}'
-            for dir_name, pattern in (("out", "?s ?r ?x . FILTER(isIRI(?x))"), ("in", "?x ?r ?s ."))
-            if direction in (dir_name, "both")]
+    return f'SELECT ?s ?r ?x ?n ("{dir_name}" AS ?dir) WHERE {{ {body} {name} }}'
 
 
 def edge_counts_query(ids: Sequence[str], direction: str, relations: Collection[str] | None) -> str:

@@ -289,8 +289,8 @@ class PathScorer:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
         looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
-        totals = [p["total"] - self.weights.loop * loop
-                  for loop, p in zip(looping, self.score(items, [returns(g.seed, g.hops) for g in groups]), strict=True)]
+        parts = self.score(items, [returns(g.seed, g.hops) for g in groups])
+        totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
 
