@@ -61,7 +61,9 @@ class PathGroup:
             if hop < 0:
                 found.append([self.seed, *suffix])
                 return
-            for parent in sorted(self.hops[hop].get(node, ())):
+            parents = self.hops[hop].get(node, ())
+            # Every parent leads back to the seed: for one path the least is enough, unsorted.
+            for parent in (min(parents),) if limit == 1 and parents else sorted(parents):
                 walk(hop - 1, parent, [node, *suffix])
 
         walk(len(self.hops) - 1, end, [])

@@ -56,7 +56,8 @@ def from_group(group: PathGroup, names: dict[str, str | None], phase: Phase, nam
     steps = [(s.relation, s.forward) for s in group.chain]
     hops = [sorted(hop) for hop in group.hops]
     joins = {other: [(s.relation, s.forward) for s in chain] for other, chain in group.joins.items()}
-    evidence = [p for end in group.ends[:3] for p in group.concrete_paths(end, limit=1)]
+    ends = hops[-1][:3] if hops else [group.seed]  # `group.ends`, sorted once
+    evidence = [p for end in ends for p in group.concrete_paths(end, limit=1)]
     return PathCandidate(seed=group.seed, steps=steps, hops=hops, joins=joins, evidence=evidence,
                          text=path_text(group.seed, steps, hops, names, names_per_set, joins), phase=phase,
                          depth=named_depth(steps, hops, names))
