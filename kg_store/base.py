@@ -223,8 +223,8 @@ class GraphStore(ABC):
         edges each are enough to tell), and remembered by this store object: a walk asks it
         of every relation it steps along, and a relation's shape does not change between
         questions."""
-        key = (check_id(relation), forward)
-        known = self._reached_twice.get(key)
+        key = (relation, forward)
+        known = self._reached_twice.get(key)  # asked for every group of every hop: a hit is a lookup
         if known is None:
             back = "in" if forward else "out"
             reached = self.entities_with(relation, back, limit=sample)

@@ -56,6 +56,10 @@ def quote_rel_type(relation: str) -> str:
     return "`" + check_id(relation).replace("`", "``") + "`"
 
 
+# The edges of (s) a read in each direction follows: to other entities only.
+_EDGE_PATTERNS = (("out", "(s)-[r]->(n:Entity)"), ("in", "(s)<-[r]-(n:Entity)"))
+
+
 class Neo4jStore(GraphStore):
     #: ids per read query (frontier batches)
     batch_size = 500
@@ -150,7 +154,7 @@ class Neo4jStore(GraphStore):
         # With a cap, a per-entity sub-query with LIMIT cap+1: the extra row says "cut".
         limit = "LIMIT $cap " if limit_per_entity else ""
         branches = []
-        for dir_name, pattern in (("out", "(s)-[r]->(n:Entity)"), ("in", "(s)<-[r]-(n:Entity)")):
+        for dir_name, pattern in _EDGE_PATTERNS:
             if direction in (dir_name, "both"):
                 branches.append(
                     "UNWIND $ids AS sid MATCH (s:Entity {id: sid}) "
@@ -181,7 +185,7 @@ class Neo4jStore(GraphStore):
             "UNWIND $pairs AS p MATCH (s:Entity {id: p[0]}) "
             f"MATCH {pattern} WHERE type(r) = p[1] "
             f"RETURN p[0] AS sid, '{dir_name}' AS dir, type(r) AS rel, n.id AS nid, n.name AS nname"
-            for dir_name, pattern in (("out", "(s)-[r]->(n:Entity)"), ("in", "(s)<-[r]-(n:Entity)"))
+            for dir_name, pattern in _EDGE_PATTERNS
             if direction in (dir_name, "both")
         ]
         hood = Neighborhood(edges={entity: [] for entity, _ in pairs})

@@ -300,7 +300,7 @@ class SparqlStore(GraphStore):
         only those over the cap are read that way, the rest in one plain query."""
         if not limit_per_entity or len(ids) == 1:
             return sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
-        directions = [d for d in ("out", "in") if direction in (d, "both")]
+        directions = [d for d, _ in sparql_text.edge_patterns(direction)]
         counts = self._pool.map(self._select_values,
                                 [sparql_text.edge_counts_query(ids, d, relations) for d in directions])
         queries = []

@@ -103,9 +103,9 @@ def neighbors_queries(
     entity is its own sub-select with LIMIT cap+1, so a hub never ships more than cap+1
     rows and the extra row tells us it was cut.
     """
-    rel_values = f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
+    rel_values = _relation_values(relations)
     queries = []
-    for dir_name, pattern in _edge_patterns(direction):
+    for dir_name, pattern in edge_patterns(direction):
         if limit_per_entity:
             parts = [
                 f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [i])} {rel_values} {pattern} }} LIMIT {int(limit_per_entity) + 1} }}"
@@ -121,10 +121,10 @@ def neighbors_queries(
 def pair_edges_queries(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
     """Every edge of each (entity, relation) pair, one query per direction, with names."""
     pair_values = "VALUES (?s ?r) { " + " ".join(f"({iri(s)} {iri(r)})" for s, r in pairs) + " }"
-    return [_edges_select(dir_name, f"{pair_values} {pattern}") for dir_name, pattern in _edge_patterns(direction)]
+    return [_edges_select(dir_name, f"{pair_values} {pattern}") for dir_name, pattern in edge_patterns(direction)]
 
 
-def _edge_patterns(direction: str) -> list[tuple[str, str]]:
+def edge_patterns(direction: str) -> list[tuple[str, str]]:
     """(direction, pattern) of the edges of ?s that a read in `direction` wants: entities only."""
     return [(d, pattern) for d, pattern in (("out", "?s ?r ?x . FILTER(isIRI(?x))"), ("in", "?x ?r ?s ."))
             if direction in (d, "both")]
@@ -139,9 +139,13 @@ def _edges_select(dir_name: str, body: str) -> str:
 def edge_counts_query(ids: Sequence[str], direction: str, relations: Collection[str] | None) -> str:
     """How many facts each id has in one direction (`out` counts its literals too: an
     upper bound on its edges): which ids a capped read must cut, and which it can read whole."""
-    rel_values = f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
     pattern = "?s ?r ?x" if direction == "out" else "?x ?r ?s"
-    return f"SELECT ?s (COUNT(*) AS ?c) WHERE {{ {values('s', ids)} {rel_values} {pattern} }} GROUP BY ?s"
+    return f"SELECT ?s (COUNT(*) AS ?c) WHERE {{ {values('s', ids)} {_relation_values(relations)} {pattern} }} GROUP BY ?s"
+
+
+def _relation_values(relations: Collection[str] | None) -> str:
+    """The relations a read is restricted to, as ?r's VALUES; nothing for every relation."""
+    return f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
 
 
 def names_query(ids: Sequence[str]) -> str:
