@@ -1,6 +1,6 @@
 """The README's install on a fresh venv, timed by its parts.
 
-    python bench/install_time.py --json [--cmake-args ARGS] [--extras test,local-llm] [--label TEXT]
+    python bench/install_time.py --json [--cmake-args ARGS] [--extras test,local-llm] [--label TEXT] [--speed]
     python bench/install_time.py --json --from-log PIP.log [--label TEXT]
 
 Creates a new virtual environment and runs `pip install -e '.[EXTRAS]'` in it with no pip
@@ -8,10 +8,12 @@ cache and the README's `CMAKE_ARGS` (or `--cmake-args`), logging with timestamps
 (`pip --log`); or reads such a log (`--from-log`). The parts are read off the log: resolving
 and downloading (up to the first wheel built), building llama-cpp-python (the compile),
 building the rest, and installing (unpacking every wheel into the venv). Time it on an idle
-machine; the downloads depend on the network.
+machine; the downloads depend on the network. `$PWD` in the CMAKE_ARGS is this checkout, as
+where the README's command runs. `--speed` then times the model the new venv built
+(`bench/llm_speed.py`, 512 prompt tokens), so that a faster install is seen to cost no speed.
 
 Prints one JSON line: {"label", "total_s", "resolve_download_s", "llama_build_s",
-"other_builds_s", "install_s", "cmake_args"}.
+"other_builds_s", "install_s", "cmake_args"}, with "prefill_tok_s" and "generate_tok_s" if --speed.
 """
 
 from __future__ import annotations
@@ -59,13 +61,21 @@ def parts(log: Path) -> dict[str, float]:
             "install_s": round((end - install_start).total_seconds(), 1)}
 
 
-def install(extras: str, cmake_args: str, log: Path) -> None:
+def install(extras: str, cmake_args: str, log: Path, speed: bool) -> dict[str, float]:
+    """Install into a new venv; the model's speed there, if `speed`."""
     with tempfile.TemporaryDirectory(prefix="kgqa-install-") as folder:
         env_dir = Path(folder) / "venv"
         venv.create(env_dir, with_pip=True)
-        environment = {**os.environ, "PIP_NO_CACHE_DIR": "1", "CMAKE_ARGS": cmake_args}
+        environment = {**os.environ, "PIP_NO_CACHE_DIR": "1", "CMAKE_ARGS": cmake_args.replace("$PWD", str(HERE))}
         subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", "--progress-bar", "off", "--log", str(log), "-e", f".[{extras}]"],
                        cwd=HERE, env=environment, check=True)
+        if not speed:
+            return {}
+        # The editable install points at this checkout; the venv's own llama_cpp is the one timed.
+        lines = subprocess.run([str(env_dir / "bin" / "python"), str(HERE / "bench" / "llm_speed.py"), "--json", "--prompt-tokens", "512"],
+                               cwd=HERE, check=True, capture_output=True, text=True).stdout.splitlines()
+        figures = json.loads(lines[0])
+        return {"prefill_tok_s": figures["prefill_tok_s"], "generate_tok_s": figures["generate_tok_s"]}
 
 
 def main() -> None:
@@ -74,15 +84,17 @@ def main() -> None:
     parser.add_argument("--extras", default="test,local-llm", help="The extras the README installs")
     parser.add_argument("--from-log", type=Path, help="Read this pip --log file instead of installing")
     parser.add_argument("--label", default="", help="A label for the line")
+    parser.add_argument("--speed", action="store_true", help="Then time the model the new venv built (bench/llm_speed.py)")
     parser.add_argument("--json", action="store_true", help="JSON (the only output format)")
     args = parser.parse_args()
+    speed: dict[str, float] = {}
     if args.from_log is not None:
         log, cmake_args = args.from_log, None
     else:
         log, cmake_args = Path(tempfile.mkstemp(prefix="kgqa-install-", suffix=".log")[1]), args.cmake_args
         print(f"installing into a new venv, logging to {log} ...", file=sys.stderr)
-        install(args.extras, cmake_args, log)
-    print(json.dumps({"label": args.label, **parts(log), "cmake_args": cmake_args}))
+        speed = install(args.extras, cmake_args, log, args.speed)
+    print(json.dumps({"label": args.label, **parts(log), "cmake_args": cmake_args, **speed}))
 
 
 if __name__ == "__main__":
