@@ -3,6 +3,8 @@ answer and its sufficiency check, and the last resort when no path sufficed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -10,10 +12,11 @@ from agent.answer_text import named_in, names_match, names_only_the_question, no
 from agent.events import Update, traced
 from agent.llm.base import LLMReply
 from agent.pog.analysis import plan_text
-from agent.pog.candidates import chains_through_topic_phrase, path_text
+from agent.pog.candidates import chains_through_topic_phrase, names_one_topic, path_text
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
-from agent.pog.memory import MASK, masked_question
+from agent.pog.memory import MASK, mask_question, masked_question
+from agent.pog.scoring import contradicted, explained
 from agent.pog.state import AnswerReason, PathCandidate, PoGState, Source
 from prompts import render
 
@@ -61,11 +64,11 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        `answer_margin` of the best path so far (phase 1's best included), or, with a
        synthesised memory, a kept path as deep as the best that is within the margin by
        every term but the memory's vote: that entity first, then the rest of the path's
-       ends. For a nested chain ("the currency of X 's country",
-       `paths.chains_through_topic_phrase`), a path that is the start of a longer kept
+       ends. For a chain from one topic ("the currency of X 's country",
+       `candidates.names_one_topic`), a path that is the start of a longer kept
        path ranked above it by more than the margin is not eligible: its ends are the
        middle of that chain, not the answer;
-    1b. `named_chain_middle` (a nested chain): its first name is the middle of such a
+    1b. `named_chain_middle` (a chain from one topic): its first name is the middle of such a
         chain within the margin: the chain's ends; (any other question) rule 5 comes first;
     2. `judged_value` (`sufficiency="llm"`): it judged the paths sufficient and gave a
        value no rule above placed: a kept path that holds it (a date, a number its text
@@ -104,17 +107,35 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     eligible = [c for c in kept if c.score >= best.score - config.answer_margin]
     if ctx.synthetic_memory:
         eligible += _close_but_for_the_vote(kept, best, config.weights.synthetic_memory, config.answer_margin, eligible)
-    # Only a nested chain ("the currency of X 's country") has a middle that is no answer;
-    # a superlative's path runs on to the value that orders its answers ("took a position
-    # first"), a constraint's to what it checks: there the middle answers.
+    # Within the margin the model's pick decides, but not for a path the question's own
+    # words count against when they explain the best path whole ("which elements were
+    # discovered by the person who discovered X": the path that never walks back ends at
+    # the person).
+    if explained(best.score_parts):
+        eligible = [c for c in eligible if not contradicted(c.score_parts)]
+    # A chain from one topic has a middle that is no answer. A superlative's path runs on
+    # to the value that orders its answers ("took a position first"), a constraint's to
+    # what the question states ("which school, founded in *1919*, ..."): there the middle
+    # answers. The chain must be one the question's words explain whole, unless the
+    # question says itself that it chains through its topic's phrase ("X 's country"):
+    # the synonym test misses words ("what *money* ... X 's country" and `currency`).
     question = masked_question(state)
-    chains = chains_through_topic_phrase(question, MASK) and superlative(question) is None
+    stated = _named_by_question(state)
+    chains = (names_one_topic(question, MASK) and superlative(question) is None
+              and all(stated.isdisjoint(c.ends) for c in eligible))
+    nested = chains and chains_through_topic_phrase(question, MASK)
+
+    def overrides(chain: PathCandidate) -> bool:
+        return chains and (nested or explained(chain.score_parts))
+
     within_margin = eligible
     if chains:
-        eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin) is None]
+        eligible = [c for c in eligible if _longer_chain(c, kept, config.answer_margin, overrides) is None]
     found = (
         _named_path_end(said, eligible, names, source)
-        or (_named_middle_of_chain(said, within_margin, kept, names, source, config.answer_margin) if chains else
+        or (_named_middle_of_chain(said, within_margin, kept, names, source, config.answer_margin, overrides)
+            if chains else None)
+        or (None if nested else
             _named_inside_path(said[:1], eligible, names, state.get("names") or {}, config.names_per_set, source))
         or (_judged_value(said, kept, names, source) if judged_sufficient and said else None)
         or _trusted_best_path(kept[0], names, config.memory_confidence, source, "memory_trusts_best")
@@ -127,28 +148,34 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     return {"sufficient": found is not None, **heard, **(held_by_its_path(found, names) if found else {})}
 
 
-def _longer_chain(path: PathCandidate, kept: list[PathCandidate], margin: float) -> PathCandidate | None:
-    """The best kept path that walks `path`'s steps from the same topic and goes on, and
-    that the ranking put above it by more than `margin`: `path`'s ends are then the middle
-    of that chain (the country in "the currency of X 's country"), not an answer. Within
-    the margin the model's pick decides, as between any two close paths."""
+def _longer_chain(path: PathCandidate, kept: list[PathCandidate], margin: float,
+                  overrides: Callable[[PathCandidate], bool]) -> PathCandidate | None:
+    """The best kept path that walks `path`'s steps from the same topic and goes on, that
+    the ranking put above it by more than `margin`, and that `overrides` its middle:
+    `path`'s ends are then the middle of that chain (the country in "the currency of X 's
+    country"), not an answer. Within the margin the model's pick decides, as between any
+    two close paths."""
     longer = [c for c in kept if c.seed == path.seed and len(c.steps) > len(path.steps) and c.joins == path.joins
-              and c.steps[:len(path.steps)] == path.steps and c.score > path.score + margin]
+              and c.steps[:len(path.steps)] == path.steps and c.score > path.score + margin and overrides(c)]
     return max(longer, key=lambda c: c.score, default=None)
 
 
 def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: list[PathCandidate],
-                           names: dict[str, str | None], source: Source, margin: float) -> Update | None:
+                           names: dict[str, str | None], source: Source, margin: float,
+                           overrides: Callable[[PathCandidate], bool]) -> Update | None:
     """The model named an entity in the middle of a chain within the answer margin that
-    the ranking put above the shorter path ending there by more than `margin` (or pruned
-    that path): the chain answers, with its own ends."""
+    `overrides` its middle, and that the ranking put above the shorter path ending there
+    by more than `margin` (or pruned that path, or the question's words count against it):
+    the chain answers, with its own ends."""
     for answer in said[:1]:
-        for candidate in (c for c in chains if not c.joins):  # a join is part of its chain: no prefix stands alone
+        # a join is part of its chain: no prefix stands alone
+        for candidate in (c for c in chains if not c.joins and overrides(c)):
             for hop in range(len(candidate.hops) - 1):
                 if not any(names_match(answer, names.get(e)) for e in candidate.hops[hop]):
                     continue
                 prefix = next((c for c in kept if c.key == (candidate.seed, tuple(candidate.steps[:hop + 1]))), None)
-                if prefix is None or candidate.score > prefix.score + margin:  # not kept: ranked below too
+                # not kept: ranked below too; contradicted: the question's words are against it
+                if prefix is None or candidate.score > prefix.score + margin or contradicted(prefix.score_parts):
                     named = [e for e in candidate.ends if names.get(e)]
                     return _answer(candidate, named[:1], names, source, "named_chain_middle") if named else None
     return None
@@ -228,17 +255,29 @@ def truncate(path: PathCandidate, steps: int, names: dict[str, str | None], name
         "text": path_text(path.seed, path.steps[:steps], hops, names, names_per_set), "depth": steps})
 
 
+def _named_by_question(state: PoGState) -> set[str]:
+    """The entities the question itself names, besides its topics: a name whose words the
+    question has outside its topics' names ("1919" in "which school, founded in 1919, ..."),
+    or a topic's own name (the tag `hal ashby` of Hal Ashby's films). "Bangla" is not
+    named by "name a language of Bangladesh that uses the Bangla script": it is part of
+    the topic's name, and the answer."""
+    topics = state.get("topics") or []
+    topic_names = {normalize(t.name) for t in topics if t.name}
+    outside_topics = mask_question(state["question"], [t.name or t.id for t in topics])
+    ids = {t.id for t in topics}
+    return {e for e, name in (state.get("names") or {}).items() if e not in ids and name
+            and (named_in(outside_topics, name) or normalize(name) in topic_names)}
+
+
 def answer_names(state: PoGState) -> dict[str, str | None]:
     """Entity names as answers see them: the topic entities, and every entity the question
-    itself names, unnamed, so that no rule picks them. A path through films and back to
-    their writers ends at the topic writer too; the tag `hal ashby` of his films is no
-    answer to "what movies did Hal Ashby direct", nor the title "President" to "who was
-    the US President"."""
-    names = dict(state.get("names") or {})
-    for entity, name in names.items():
-        if named_in(state["question"], name):
-            names[entity] = None
-    return {**names, **{t.id: None for t in state.get("topics") or []}}
+    itself names (`_named_by_question`), unnamed, so that no rule picks them. A path
+    through films and back to their writers ends at the topic writer too; the tag `hal
+    ashby` of his films is no answer to "what movies did Hal Ashby direct", nor the title
+    "President" to "who was the US President"."""
+    unnamed = _named_by_question(state) | {t.id for t in state.get("topics") or []}
+    return {e: None if e in unnamed else name for e, name in (state.get("names") or {}).items()} | {
+        e: None for e in unnamed}
 
 
 def _answer(path: PathCandidate, first: list[str], names: dict[str, str | None], source: Source,

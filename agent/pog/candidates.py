@@ -132,6 +132,7 @@ _WH_NOUN = frozenset({"what", "which"})
 _WH_AUX = frozenset({"what", "which", "who"})
 _AUX = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have",
                   "had", "should", "might", "may"})
+_COPULAS = frozenset({"is", "are", "was", "were"})
 _DETERMINERS = frozenset({"the", "some", "a", "an", "all", "any"})
 IMPERATIVES = frozenset({"name", "list", "give", "show", "tell"})
 _GENERIC_HEADS = frozenset({"name", "names", "kind", "kinds", "type", "types", "sort", "sorts", "title", "titles"})
@@ -158,9 +159,12 @@ def asked_words(question: str) -> list[str]:
         return []
     rest = words[at + 1:]
     if rest[0] in _AUX:  # "what are the X of", never "what has written by X"
-        if len(rest) < 2 or rest[1] not in _DETERMINERS:
+        if rest[0] in _COPULAS and rest[1:3] == ["x", POSSESSIVE]:  # "what are X 's neighbouring countries"
+            phrase = _noun_phrase(rest[3:])  # the topic's possessive is a determiner; not "what did X 's ..."
+        elif len(rest) < 2 or rest[1] not in _DETERMINERS:
             return []
-        phrase = _noun_phrase(rest[2:])
+        else:
+            phrase = _noun_phrase(rest[2:])
     elif words[at] in _WH_NOUN and rest[0] not in _PHRASE_ENDS:
         phrase = [rest[0]]
     else:
@@ -297,11 +301,16 @@ def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     return frozenset({noun}) if may_name_a_relation(words[noun]) else frozenset()
 
 
+def names_one_topic(question: str, mask: str) -> bool:
+    """The question, its topic written `mask`, names one topic once: a chain from it
+    ("the currency of X 's country", "the elements discovered by the discoverer of X")
+    has a middle that is no answer."""
+    return sum(1 for t in question_tokens(question) if t == mask) == 1
+
+
 def chains_through_topic_phrase(question: str, mask: str) -> bool:
-    """The question, its topic written `mask`, names one topic and makes a noun of it
-    first ("X 's country", "the country where X is"): a nested chain, whose middle is no
-    answer. Constraints ("the school, with an organization founding date of 1919") and
-    superlatives run a path on past their answer instead."""
+    """The question names one topic and makes a noun of it first ("X 's country", "the
+    country where X is"): it says itself that a chain runs through that noun."""
     tokens = question_tokens(question)
     topics = [i for i, t in enumerate(tokens) if t == mask]
     return len(topics) == 1 and bool(topic_phrase_words([t.lower() for t in tokens], topics[0]))

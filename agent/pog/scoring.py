@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 
@@ -160,14 +160,16 @@ class PathScorer:
         relation, forward = steps[-1]
         return not forward and bool(self.naming_positions(relation) & self.asked_at)
 
-    def named_twice(self, relation: str) -> bool:
+    def named_twice(self, relation: str, chains: bool) -> bool:
         """The question names the relation in two places apart by two forms of one word
         ("which elements did the *discoverer* of X *discover*"): it walks the relation there
-        and back, to the topic's siblings. The same word twice ("X 's father 's father")
-        chains the relation, and words of two roots ("in which *years* did X *discover*")
-        name two relations."""
+        and back, to the topic's siblings. The same word twice chains the relation where
+        the graph does (`chains`: its tails are its heads, "X 's father 's father"), and
+        walks it back where it cannot ("which elements were *discovered* by the person who
+        *discovered* X": a discoverer discovers, it is not discovered). Words of two roots
+        ("in which *years* did X *discover*") name two relations."""
         positions = sorted(self.naming_positions(relation))
-        return any(b - a > 1 and self.words[a] != self.words[b] and self.words[a][:4] == self.words[b][:4]
+        return any(b - a > 1 and (self.words[a] != self.words[b] or not chains) and self.words[a][:4] == self.words[b][:4]
                    for a, b in combinations(positions, 2))
 
     def ends_mid_chain(self, steps: Sequence[StepTuple]) -> bool:
@@ -230,7 +232,9 @@ class PathScorer:
         returning = returning or [False] * len(items)
         named_lengths = {len(steps) for (steps, _, _), back in zip(items, returning, strict=True)
                          if not back and all(self.named(r) for r, _ in steps)}
-        siblings = self.asks_for_siblings or any(self.named_twice(r) for r in relations)
+        # The relations the graph chains: some candidate walks one twice the same way.
+        chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
+        siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
@@ -261,7 +265,7 @@ class PathScorer:
         a word that names the answer's kind shares letters with a relation ("the capitals
         of the *countries* bordering X", `country`), and voiding the vote for it lost
         more questions than it won on the geo and languages tuning parts."""
-        return self.synthetic_prior and any(parts.get(k) for k in _CONTRADICTIONS)
+        return self.synthetic_prior and contradicted(parts)
 
     def rank(self, candidates: Sequence[PathCandidate], names: dict[str, str | None] | None = None
              ) -> list[PathCandidate]:
@@ -296,6 +300,18 @@ class PathScorer:
 
 
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value")
+
+
+def contradicted(parts: dict[str, float]) -> bool:
+    """Whether the question's own words count against the path (score parts): it never
+    walks back where the question asks for siblings, ends at the wrong kind, loops, ..."""
+    return any(parts.get(k) for k in _CONTRADICTIONS)
+
+
+def explained(parts: dict[str, float]) -> bool:
+    """Whether the question's words explain the path whole (score parts): they name every
+    step, the path walks every relation they name, and they count nothing against it."""
+    return not contradicted(parts) and not parts.get("unnamed") and not parts.get("missing")
 
 
 def returns(seed: str, hops: Sequence[Iterable[str]]) -> bool:
