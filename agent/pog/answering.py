@@ -64,12 +64,15 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        `answer_margin` of the best path so far (phase 1's best included), or, with a
        synthesised memory, a kept path as deep as the best that is within the margin by
        every term but the memory's vote: that entity first, then the rest of the path's
-       ends. For a chain from one topic ("the currency of X 's country",
-       `candidates.names_one_topic`), a path that is the start of a longer kept
-       path ranked above it by more than the margin is not eligible: its ends are the
-       middle of that chain, not the answer;
+       ends. Where the question's words explain the best path whole (`scoring.explained`),
+       a path they count against is not eligible. For a chain from one topic ("the
+       currency of X 's country", `candidates.names_one_topic`), a path that is the start
+       of a longer kept path ranked above it by more than the margin is not eligible: its
+       ends are the middle of that chain, not the answer (a longer path the question
+       explains whole; any, where it chains through its topic's phrase);
     1b. `named_chain_middle` (a chain from one topic): its first name is the middle of such a
-        chain within the margin: the chain's ends; (any other question) rule 5 comes first;
+        chain within the margin: the chain's ends; then, unless the question chains
+        through its topic's phrase, rule 5;
     2. `judged_value` (`sufficiency="llm"`): it judged the paths sufficient and gave a
        value no rule above placed: a kept path that holds it (a date, a number its text
        shows) answers; when none does, the answer is the model's own (`model_knowledge`,
