@@ -102,7 +102,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     heard = {"llm_answers": said, "answer_reply": reply.text, "answer_logprobs": reply.logprobs}
     if judged_sufficient is False:
         return {"sufficient": False, **heard}
-    names = answer_names(state)
+    stated = _named_by_question(state)
+    names = answer_names(state, stated)
     source: Source = "kg+llm" if state.get("phase") == "supplement" else "kg"
     # Within the margin of the best path found so far: a later phase's paths (expansions of
     # phase 1's weaker paths) do not outvote a phase-1 path that scored far above them.
@@ -123,7 +124,6 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # question says itself that it chains through its topic's phrase ("X 's country"):
     # the synonym test misses words ("what *money* ... X 's country" and `currency`).
     question = masked_question(state)
-    stated = _named_by_question(state)
     chains = (names_one_topic(question, MASK) and superlative(question) is None
               and all(stated.isdisjoint(c.ends) for c in eligible))
     nested = chains and chains_through_topic_phrase(question, MASK)
@@ -272,13 +272,16 @@ def _named_by_question(state: PoGState) -> set[str]:
             and (named_in(outside_topics, name) or normalize(name) in topic_names)}
 
 
-def answer_names(state: PoGState) -> dict[str, str | None]:
+def answer_names(state: PoGState, stated: set[str] | None = None) -> dict[str, str | None]:
     """Entity names as answers see them: the topic entities, and every entity the question
     itself names (`_named_by_question`), unnamed, so that no rule picks them. A path
     through films and back to their writers ends at the topic writer too; the tag `hal
     ashby` of his films is no answer to "what movies did Hal Ashby direct", nor the title
-    "President" to "who was the US President"."""
-    unnamed = _named_by_question(state) | {t.id for t in state.get("topics") or []}
+    "President" to "who was the US President". `stated`: `_named_by_question(state)`, where
+    the caller has it already."""
+    if stated is None:
+        stated = _named_by_question(state)
+    unnamed = stated | {t.id for t in state.get("topics") or []}
     return {e: None if e in unnamed else name for e, name in (state.get("names") or {}).items()} | {
         e: None for e in unnamed}
 
