@@ -3,7 +3,6 @@ the driver's settings, and one query run with the driver's errors as store error
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
@@ -20,17 +19,6 @@ DRIVER_SETTINGS: dict[str, Any] = {
     "max_connection_lifetime": 3600,
     "max_transaction_retry_time": 15,
 }
-
-
-
-@dataclass(frozen=True)
-class BoltOptions:
-    """What a bolt:// URL may leave out: credentials and the database (the URL's own win
-    where it has them only when these are not given)."""
-
-    user: str | None = None
-    password: str | None = None
-    database: str | None = None
 
 
 def bolt_target(url: str, user: str | None = None, password: str | None = None,

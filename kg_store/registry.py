@@ -10,13 +10,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kg_store.base import DEFAULT_SCHEMA_PREFIXES, GraphStore
-from kg_store.bolt import BoltOptions
 from kg_store.errors import UnknownStoreURL
 
 SCHEMES = ("oxigraph:", "sparql+http://", "sparql+https://", "bolt://", "bolt+s://", "bolt+ssc://",
            "neo4j://", "neo4j+s://", "neo4j+ssc://", "memory:")
+
+
+@dataclass(frozen=True)
+class BoltOptions:
+    """What a bolt:// URL may leave out: credentials and the database (the URL's own win
+    where it has them only when these are not given)."""
+
+    user: str | None = None
+    password: str | None = None
+    database: str | None = None
 
 
 def in_memory(url: str) -> bool:

@@ -103,14 +103,16 @@ def load_file(
     thread while the next one is parsed (store drivers release the GIL while they
     write); at most two batches are in memory, so memory stays bounded.
     """
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch, rdf)
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Loading allocates millions of short-lived tuples and builds no reference cycles;
-    the cyclic collector's passes over them cost 10-20% of a load's time."""
+def cyclic_gc_paused() -> Iterator[None]:
+    """Python's cyclic collector off for a block that allocates many objects and builds no
+    reference cycles: its passes, each over every object the process holds, cost 10-20% of
+    a load's time, and two thirds of the bundled path memory's (39k entries: 0.77 -> 0.24 s).
+    What the block leaves is collected later as usual."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from kg_store import GraphStore, open_store
-from kg_store.bolt import BoltOptions
+from kg_store.registry import BoltOptions
 
 # The `endpoint` fixture: a scripted OpenAI-compatible server.
 pytest_plugins = ["tests.scripted_endpoint"]

@@ -40,7 +40,7 @@ def open_settings_store(settings: Settings, url: str | None = None, *, read_only
 
 def store_options(settings: Settings) -> dict:
     """`open_store`'s keyword arguments from the settings: schema prefixes, Neo4j credentials."""
-    from kg_store.bolt import BoltOptions
+    from kg_store.registry import BoltOptions
 
     return {"schema_prefixes": settings.schema_prefixes,
             "bolt": BoltOptions(settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)}

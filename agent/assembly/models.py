@@ -10,7 +10,6 @@ from contextlib import ExitStack, contextmanager
 from agent.llm.base import LLMClient, LLMError
 from agent.llm.cache import CachedLLM
 from agent.llm.local import MODELS, LocalLlamaServer, assemble, server_threads
-from agent.llm.openai_compat import OpenAICompatibleClient
 from agent.llm.pool import PooledLLM
 from agent.settings import Settings
 
@@ -23,6 +22,8 @@ def open_llm(settings: Settings, abandoned: threading.Event | None = None,
     `on_weights_joined`: called when the embedded model's weights were joined by this start
     (their first use), before its server starts."""
     if settings.llm_base_url:
+        from agent.llm.openai_compat import OpenAICompatibleClient
+
         if not settings.llm_model:
             raise LLMError("KGQA_LLM_BASE_URL is set but KGQA_LLM_MODEL is not: name the model to use")
         client: LLMClient = OpenAICompatibleClient(
@@ -49,6 +50,9 @@ def open_llm(settings: Settings, abandoned: threading.Event | None = None,
         for server in servers:
             running.callback(server.stop)
             server.launch(exclude_ports=[s.port for s in servers if s.port])
+        # The OpenAI client's modules (a quarter second) load while the servers start.
+        from agent.llm.openai_compat import OpenAICompatibleClient
+
         for server in servers:
             server.wait_ready(abandoned=abandoned)
         clients = [

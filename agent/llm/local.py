@@ -207,7 +207,7 @@ class LocalLlamaServer(LocalServer):
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2):
                     return self
             except (urllib.error.URLError, OSError):
-                time.sleep(0.3)
+                time.sleep(0.1)  # the answer's first request waits on this: poll often
         self.stop()
         raise LLMUnavailable(f"the local llama.cpp server did not answer within {timeout:.0f}s; log: {self.log_path}")
 

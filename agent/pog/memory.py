@@ -37,6 +37,7 @@ from agent.pog.candidates import asked_words, asks_for_siblings, named_depth, si
 from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
+from loaders.load import cyclic_gc_paused
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
 
@@ -162,7 +163,8 @@ class PathMemory:
                         embedder.remember([str(t) for t in vectors["texts"]], vectors["vectors"])
             except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # a cache: computing them is the fallback
                 logger.warning("ignoring %s (%s): the memory's texts are embedded afresh", stored, exc)
-        return cls(read_entries(path), embedder)
+        with cyclic_gc_paused():
+            return cls(read_entries(path), embedder)
 
     def prior(self, question_vector: np.ndarray, *, exclude_id: str | None = None, exclude_group: str | None = None,
               k: int = 10, first_steps: Collection[StepTuple] | None = None, question: str = "",
