@@ -37,7 +37,7 @@ from agent.pog.candidates import asked_words, asks_for_siblings, named_depth, si
 from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
-from loaders.load import cyclic_gc_paused
+from loaders.collector import cyclic_gc_paused
 from loaders.questions import Gold, Question, question_group
 from loaders.records import MalformedInput
 

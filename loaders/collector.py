@@ -1,0 +1,41 @@
+"""Python's cyclic garbage collector, paused for blocks that allocate many objects.
+
+A load, a path memory's entries and a question's walk each allocate hundreds of thousands
+of short-lived tuples and lists. Every 700 allocations the collector runs, and every so
+often it walks every object the process holds (the model's client, the caches, the
+imported modules). Measured: 10-20% of a load, two thirds of loading the bundled path
+memory (0.77 -> 0.24 s), and 40% of a Freebase question's own work (30 CWQ questions:
+46.6 -> 33.3 s for the whole run, p95 1.36 -> 0.85 s). Reference counting still frees
+everything these blocks drop; only objects in reference cycles wait for the collector,
+which runs as usual once no block is paused.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_lock = threading.Lock()
+_paused = 0  # blocks under way, on any thread
+_was_enabled = False  # the collector's state when the first of them began
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """The collector off for the block. Blocks may nest and overlap across threads (a web
+    server's questions): it is back on when the last one ends, if it was on before the first."""
+    global _paused, _was_enabled
+    with _lock:
+        if _paused == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()
