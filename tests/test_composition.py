@@ -263,6 +263,17 @@ def test_one_word_twice_walks_back_a_relation_the_graph_does_not_chain(embedder:
     assert [p["back"] for p in parts(embedder, question, "Abel", chain, there_and_back)] == [0.0, 1.0]
 
 
+def test_the_word_that_says_what_is_asked_is_not_a_relation_named_twice(embedder: Embedder) -> None:
+    """"which *countries* border the *country* whose capital is X": the two words are the
+    answers' kind and the middle's; the answers are the neighbours, no walk back to X's
+    siblings (the geo tuning part's 2-hop misses: the path that walked `borders` back and
+    on again was ranked first)."""
+    question = "which countries border the country whose capital is Madrid"
+    chain = (("capital", B), ("borders", B))
+    assert not scorer(embedder, question, "Madrid").named_twice("country", chains=False)
+    assert parts(embedder, question, "Madrid", chain)[0]["back"] == 0.0
+
+
 def test_a_path_that_walks_the_asked_relation_backwards_ends_at_the_wrong_kind(embedder: Embedder) -> None:
     """"which countries border the country whose capital is X": `country` names its tails
     (countries); walked backwards from the neighbours it reaches their cities."""

@@ -167,8 +167,10 @@ class PathScorer:
         the graph does (`chains`: its tails are its heads, "X 's father 's father"), and
         walks it back where it cannot ("which elements were *discovered* by the person who
         *discovered* X": a discoverer discovers, it is not discovered). Words of two roots
-        ("in which *years* did X *discover*") name two relations."""
-        positions = sorted(self.naming_positions(relation))
+        ("in which *years* did X *discover*") name two relations. The word that says what is
+        asked is not one of the two: "which *countries* border the *country* whose capital is
+        X" names the answers' kind and the middle's, and walks `borders` once."""
+        positions = sorted(self.naming_positions(relation) - self.asked_at)
         return any(b - a > 1 and (self.words[a] != self.words[b] or not chains) and self.words[a][:4] == self.words[b][:4]
                    for a, b in combinations(positions, 2))
 
