@@ -97,6 +97,12 @@ class GraphStore(ABC):
         """(id, relation, count) rows: facts between two entities that touch each id, per
         relation (a row per direction is fine: rows are added up)."""
 
+    def _relation_degrees_to(self, ids: Sequence[str], cap: int) -> Iterable[tuple[str, str, int]]:
+        """`_relation_degrees`, where a count may stop at `cap`: all the hub fill asks is whether
+        a hub has more than EDGES_PER_MISSING_RELATION facts of a relation. A backend whose
+        exact counts read every edge of a hub overrides it with a bounded read."""
+        return self._relation_degrees(ids)
+
     @abstractmethod
     def stats(self) -> StoreStats: ...
 
@@ -182,7 +188,8 @@ class GraphStore(ABC):
         present = {entity: {e.relation for e in result.edges[entity]} for entity in capped}
         facts: dict[tuple[str, str], int] = {}  # (hub, relation its capped edges lack) -> its facts of it
         for start in range(0, len(capped), self.batch_size):
-            for entity, relation, count in self._relation_degrees(capped[start : start + self.batch_size]):
+            for entity, relation, count in self._relation_degrees_to(capped[start : start + self.batch_size],
+                                                                     EDGES_PER_MISSING_RELATION + 1):
                 if relation not in present[entity] and not relation.startswith(self.schema_prefixes):
                     facts[(entity, relation)] = facts.get((entity, relation), 0) + count
         # A hub lacks hundreds of relations on a large KG, most of them with a fact or two:

@@ -261,6 +261,18 @@ def degrees_query(ids: Sequence[str]) -> str:
     )
 
 
+def bounded_degrees_query(entity: str, rows: int) -> str:
+    """Facts between entities touching one entity per (direction, relation), reading at most
+    `rows` of its out-edges and `rows` of its in-edges: a direction whose counts add up to
+    `rows` was cut short."""
+    node = iri(entity)
+    return (
+        f'SELECT ?d ?p (COUNT(*) AS ?c) WHERE {{ {{ SELECT ?p ("out" AS ?d) WHERE {{ {node} ?p ?o . '
+        f"FILTER(isIRI(?o)) }} LIMIT {int(rows)} }} UNION "
+        f'{{ SELECT ?p ("in" AS ?d) WHERE {{ ?o ?p {node} . }} LIMIT {int(rows)} }} }} GROUP BY ?d ?p'
+    )
+
+
 def stats_queries() -> dict[str, str]:
     meta = f"?p != {iri_ref(NAME_IRI)} && ?p != {iri_ref(NORM_NAME_IRI)}"
     return {
