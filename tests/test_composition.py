@@ -97,16 +97,6 @@ def test_a_step_inside_a_path_may_stand_for_a_word_that_names_no_relation(embedd
     assert runs_on[0]["unnamed"] == 1.0
 
 
-def test_a_spare_word_no_step_stands_for_is_a_missing_link(embedder: Embedder) -> None:
-    """"name the capitals of the *neighbours* of X 's country": the path that walks
-    `country` then `capital` leaves "neighbours" out, as a path that leaves a relation's
-    word out does (the geo tuning part's 3-hop misses: X's own capital answered)."""
-    question = "name the capitals of the neighbours of Lyon 's country"
-    through, short = (("country", F), ("borders", F), ("capital", F)), (("country", F), ("capital", F))
-    assert [p["missing"] for p in parts(embedder, question, "Lyon", through, short)] == [0.0, 1.0]
-    assert parts(embedder, "name the capital of Lyon 's country", "Lyon", short)[0]["missing"] == 0.0
-
-
 def test_the_topics_own_phrase_naming_no_relation_is_the_chains_first_step(embedder: Embedder) -> None:
     """"the capital cities of X 's neighbours": "neighbours" names no relation of the
     graph by its letters, but the topic's own phrase is the chain's first link, so

@@ -13,8 +13,7 @@
           - w.middle    * [a one-hop path whose relation is named only in the topic's own phrase
                            ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
-                          path walks none of the relations they name, and spare words (relational
-                          nouns naming no relation: "the *neighbours* of") no step stands for
+                          path walks none of the relations they name
           - w.first     * [the path's first step is not the relation the question names beside its
                            topic, or as what the topic shares (`paths.topic_relation`); or the
                            topic's own phrase names no relation ("X 's *neighbours*") and the
@@ -150,15 +149,9 @@ class PathScorer:
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
         unnamed = [not self.named(r) for r, _ in steps]
-        return sum(unnamed) - self.excused_steps(steps, spare, topic_spare)
-
-    def excused_steps(self, steps: Sequence[StepTuple], spare: int, topic_spare: bool = False) -> int:
-        """How many of the steps the question does not name its spare words stand for
-        (`unexplained_steps`)."""
-        unnamed = [not self.named(r) for r, _ in steps]
         between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
         first = int(topic_spare and unnamed[0] and len(steps) > 1)
-        return min(between + first, spare)
+        return sum(unnamed) - min(between + first, spare)
 
     def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
         """The question asks for what the path's last relation is named after ("which
@@ -254,10 +247,7 @@ class PathScorer:
                                                              topic_spare)),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
-                     # a spare word no step stands for ("the capitals of the *neighbours* of X 's
-                     # country" and `country`, `capital`) is a link the path leaves out
-                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))
-                                      + spare - self.excused_steps(steps, spare, topic_spare)),
+                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0])))}
             if self._vote_void(parts):
