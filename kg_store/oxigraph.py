@@ -355,7 +355,7 @@ class OxigraphStore(GraphStore):
         if known is None:
             rows = self._select(sparql_text.relation_names_query())
             known = {r["p"].value for r in rows if not is_internal_iri(r["p"].value)}
-            self._keep_predicates(known)
+            self._keep_predicates(known, replace=False)  # a writer's list, come meanwhile, is newer
         return known
 
     def _known_predicates(self) -> set[str] | None:
@@ -368,17 +368,23 @@ class OxigraphStore(GraphStore):
                 pass
         return self._predicates
 
-    def _keep_predicates(self, predicates: set[str]) -> None:
+    def _keep_predicates(self, predicates: set[str], *, replace: bool = True) -> None:
         """Remember them, and write the side file whole in one step (no reader sees half of
-        it); a folder this process may not write to keeps them in memory only."""
+        it); with `replace` False only where there is none yet. A folder this process may
+        not write to keeps them in memory only."""
         self._predicates = set(predicates)
         if self._predicates_path is None:
             return
         partial = self._predicates_path.with_name(f"{RELATIONS_FILE}.{os.getpid()}-{threading.get_ident()}")
         try:
             partial.write_text(json.dumps(sorted(predicates)), encoding="utf-8")
-            os.replace(partial, self._predicates_path)
-        except OSError:
+            if replace:
+                os.replace(partial, self._predicates_path)
+            else:
+                os.link(partial, self._predicates_path)
+        except OSError:  # FileExistsError included: the file another process wrote stands
+            pass
+        finally:
             partial.unlink(missing_ok=True)
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
