@@ -14,22 +14,30 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+# A server whose questions overlap without a pause would keep the collector off for good:
+# past this long, a block that ends while others run collects once itself.
+COLLECT_EVERY_S = 60.0
 
 _lock = threading.Lock()
 _paused = 0  # blocks under way, on any thread
 _was_enabled = False  # the collector's state when the first of them began
+_off_since = 0.0  # when the collector last went off, or last collected while off
 
 
 @contextmanager
 def cyclic_gc_paused() -> Iterator[None]:
     """The collector off for the block. Blocks may nest and overlap across threads (a web
-    server's questions): it is back on when the last one ends, if it was on before the first."""
-    global _paused, _was_enabled
+    server's questions): it is back on when the last one ends, if it was on before the first;
+    while blocks keep overlapping, one ending collects every `COLLECT_EVERY_S` seconds."""
+    global _paused, _was_enabled, _off_since
     with _lock:
         if _paused == 0:
             _was_enabled = gc.isenabled()
+            _off_since = time.monotonic()
             gc.disable()
         _paused += 1
     try:
@@ -37,5 +45,9 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         with _lock:
             _paused -= 1
-            if _paused == 0 and _was_enabled:
-                gc.enable()
+            if _paused == 0:
+                if _was_enabled:
+                    gc.enable()
+            elif _was_enabled and time.monotonic() - _off_since > COLLECT_EVERY_S:
+                _off_since = time.monotonic()
+                gc.collect()

@@ -12,6 +12,7 @@ import pytest
 from agent import PoGContext, run_question
 from agent.embeddings import Embedder
 from agent.pog.state import Entity
+from loaders import collector
 from loaders.collector import cyclic_gc_paused
 from tests.pog_fixture import analysis, film_store, scripted
 
@@ -51,6 +52,23 @@ def test_overlapping_blocks_on_two_threads_turn_it_on_when_the_last_ends() -> No
     first_out.set()
     thread.join()
     assert seen == {"after the first left": False}
+    assert gc.isenabled()
+
+
+def test_blocks_that_keep_overlapping_still_collect_now_and_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy server's questions overlap without a pause: one that ends while another runs
+    collects once the collector has been off for `COLLECT_EVERY_S`."""
+    collected: list[int] = []
+    monkeypatch.setattr(gc, "collect", lambda *args: collected.append(1) or 0)
+    clock = [1000.0]
+    monkeypatch.setattr(collector.time, "monotonic", lambda: clock[0])
+    with cyclic_gc_paused():
+        with cyclic_gc_paused():
+            clock[0] += collector.COLLECT_EVERY_S / 2
+        assert collected == []  # not yet
+        with cyclic_gc_paused():
+            clock[0] += collector.COLLECT_EVERY_S
+        assert collected == [1] and not gc.isenabled()
     assert gc.isenabled()
 
 
