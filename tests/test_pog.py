@@ -768,13 +768,15 @@ def test_a_synthesised_memory_votes_at_every_depth_instead_of_choosing_one(embed
                          synthesised_entry(2, "who starred in the movies X was the director of",
                                            [("directed_by", False), ("starred_actors", True)])], embedder)
     llm = scripted(analyse=analysis(1), answer="I am not sure.")
-    state = ask(llm, embedder, "what was Penny Marshall the director of", ("Penny Marshall",), memory=memory)
+    state = ask(llm, embedder, "what was Penny Marshall the director of", ("Penny Marshall",), memory=memory,
+                supplement=False, expand=False)  # the candidates phase 1 left
     assert state["path_prior"][0].depth == 2
     assert state["depth_source"] == "structure" and {c.depth for c in state["candidates"]} == {1, 2, 3}
     two_hop = next(c for c in state["kept"] if [s[0] for s in c.steps] == ["directed_by", "starred_actors"])
     parts = two_hop.score_parts
     assert parts["depth"] == 0.0
-    assert parts["total"] == pytest.approx(parts["question"] + 0.4 * parts["memory"] - 0.05 - 0.2 * parts["unnamed"]
+    vote = PoGConfig().weights.synthetic_memory
+    assert parts["total"] == pytest.approx(parts["question"] + vote * parts["memory"] - 0.05 - 0.2 * parts["unnamed"]
                                            - 0.1 * parts["missing"] - 0.1 * parts["first"] - 0.1 * parts["back"],
                                            abs=1e-3)
 
