@@ -314,6 +314,7 @@ class OxigraphStore(GraphStore):
         relation is read from that relation's index range, both ways, stopping at `cap` (a
         few reads a relation, however big the hub). The exact count's GROUP BY read every
         edge of a hub: 323k rows in 83 ms at 20 million facts."""
+        predicates: list[tuple[ox.NamedNode, str]] | None = None  # read once a call, where a hub needs them
         for source in ids:
             counts: dict[str, int] = {}
             read = {"out": 0, "in": 0}
@@ -324,27 +325,30 @@ class OxigraphStore(GraphStore):
                     relation = from_iri(predicate)
                     counts[relation] = counts.get(relation, 0) + count
             if DEGREE_ROWS in read.values():
-                counts = self._capped_degrees(source, cap)
+                if predicates is None:
+                    predicates = [(ox.NamedNode(p), from_iri(p)) for p in sorted(self._predicate_iris())]
+                counts = self._capped_degrees(source, cap, predicates)
             for relation, count in counts.items():
                 yield source, relation, count
 
-    def _capped_degrees(self, source: str, cap: int) -> dict[str, int]:
-        """A hub's facts per relation, each count stopping at `cap`."""
+    def _capped_degrees(self, source: str, cap: int, predicates: list[tuple[ox.NamedNode, str]]) -> dict[str, int]:
+        """A hub's facts per relation (`predicates`: each relation's node and id), each count
+        stopping at `cap`."""
         named_node, quads_for = ox.NamedNode, self._store.quads_for_pattern
         node = named_node(to_iri(source))
         counts: dict[str, int] = {}
-        for predicate in sorted(self._predicate_iris()):
-            count, relation = 0, named_node(predicate)
-            for quad in quads_for(node, relation, None, _DEFAULT):
+        for relation_node, relation in predicates:
+            count = 0
+            for quad in quads_for(node, relation_node, None, _DEFAULT):
                 if type(quad.object) is named_node:  # literals are attributes, not neighbours
                     count += 1
                     if count == cap:
                         break
             if count < cap:
-                for _ in zip(range(cap - count), quads_for(None, relation, node, _DEFAULT), strict=False):
+                for _ in zip(range(cap - count), quads_for(None, relation_node, node, _DEFAULT), strict=False):
                     count += 1
             if count:
-                counts[from_iri(predicate)] = count
+                counts[relation] = count
         return counts
 
     # ---- the relations side file -----------------------------------------------------
