@@ -3,9 +3,9 @@
 A load, a path memory's entries and a question's walk each allocate hundreds of thousands
 of short-lived tuples and lists. Every 700 allocations the collector runs, and every so
 often it walks every object the process holds (the model's client, the caches, the
-imported modules). Measured: 10-20% of a load, two thirds of loading the bundled path
-memory (0.77 -> 0.24 s), and 40% of a Freebase question's own work (30 CWQ questions:
-46.6 -> 33.3 s for the whole run, p95 1.36 -> 0.85 s). Reference counting still frees
+imported modules): a large share of a load, of loading the bundled path memory, and of a
+Freebase question's own work (results/2026-11-28/freebase-own-work: CWQ's p95 outside the
+model 1.53 -> 0.90 s). Reference counting still frees
 everything these blocks drop; only objects in reference cycles wait for the collector,
 which runs as usual once no block is paused.
 """

@@ -166,7 +166,7 @@ def run_question(context: PoGContext, question: str, topics: Sequence[Entity] = 
     graph = graph or build_graph(context.config)
     inputs = {"question": question, "question_id": question_id, "question_group": question_group,
               "given_topics": list(topics), "events": []}
-    with cyclic_gc_paused():  # the walks' many short-lived tuples: 40% of a Freebase question's own work
+    with cyclic_gc_paused():  # the walks' many short-lived tuples (loaders.collector)
         if on_node is None:
             return graph.invoke(inputs, context=context)
         state: PoGState = {}
