@@ -13,7 +13,7 @@ Layers, bottom to top; a module imports only from its own unit and the layers be
 1. `answer_text` (names matched and answers read from replies, the result a pipeline
    returns), `events` (node events), `process` and `exec_with_death_signal` (child
    processes), `minilm` (the embedding model's weights);
-2. `llm` (model clients), `embeddings`, `lexicon` (WordNet: which words name which);
+2. `llm` (model clients), `embeddings`;
 3. `linking`: names in questions to graph entities;
 4. `optional_nodes`: the optional nodes' machinery (GraphRAG-FI, path pooling, KG-Scout);
 5. `pog`, `triples`: the two agents, each a LangGraph state machine;

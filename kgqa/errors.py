@@ -5,7 +5,6 @@ Each class lives in the layer that raises it (the root in `kg_store`, the lowest
 from __future__ import annotations
 
 from agent.evaluation.harness import NotResults, ResultsFromAnotherRun, ResultsInUse
-from agent.lexicon import LexiconMissing
 from agent.llm.base import LLMError, LLMTimeout, LLMUnavailable, ModelNotFound
 from agent.llm.local import LocalModelMissing, StartAbandoned
 from kg_store.errors import (
@@ -24,6 +23,6 @@ from kgqa.traces import TraceError
 from loaders.records import MalformedInput
 
 __all__ = ["ConfigError", "InputError", "InvalidId", "KGQAError", "LLMError", "LLMTimeout", "LLMUnavailable",
-           "LexiconMissing", "LocalModelMissing", "MalformedInput", "ModelNotFound", "NotResults", "ResultsFromAnotherRun", "ResultsInUse", "SpecError",
+           "LocalModelMissing", "MalformedInput", "ModelNotFound", "NotResults", "ResultsFromAnotherRun", "ResultsInUse", "SpecError",
            "StartAbandoned", "StoreAuthError", "StoreError", "StoreQueryError", "StoreUnavailable", "TraceError",
            "UnknownStoreURL"]

@@ -36,7 +36,7 @@ def test_the_library_never_imports_the_command_line() -> None:
 # `if TYPE_CHECKING:` are for annotations and are not counted.
 AGENT_LAYERS = (
     ("answer_text", "events", "process", "exec_with_death_signal", "minilm"),
-    ("llm", "embeddings", "lexicon"),
+    ("llm", "embeddings"),
     ("linking",),
     ("optional_nodes",),
     ("pog", "triples"),

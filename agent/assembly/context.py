@@ -51,13 +51,10 @@ def pog_context(settings: Settings, store: GraphStore, llm: LLMClient, embedder:
     """PoG's context over an open store, model, embeddings and path memory (`open_agent`
     loads them): the settings' PoG knobs, and the embedded model's weights when it is the
     one answering."""
-    from agent.lexicon import open_lexicon
     from agent.pog.context import PoGContext
 
     weights = embedded_weights(settings)
-    lexicon = open_lexicon(settings.cache_dir, settings.pog.wordnet_senses, settings.pog.wordnet_hypernyms) \
-        if settings.pog.wordnet else None
-    return PoGContext(store, llm, embedder, settings.pog, memory=memory, model_weights=weights, lexicon=lexicon)
+    return PoGContext(store, llm, embedder, settings.pog, memory=memory, model_weights=weights)
 
 
 def warm_up(pog: PoGContext, *, prime_model: bool = True) -> None:

@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field
 from agent.answer_text import normalize
 from agent.embeddings import Embedder
 from agent.events import Update, traced
-from agent.lexicon import Lexicon
 from agent.linking import Entity, relation_vocabulary, resolve_topics
 from agent.pog.config import PoGConfig
 from agent.pog.context import PoGContext
@@ -59,7 +58,6 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     prior = []
     if ctx.memory is not None and topics:
         prior = memory_prior(ctx.memory, ctx.neighbours, ctx.embedder, config, masked, [t.id for t in topics],
-                             lexicon=ctx.lexicon,
                              question_id=state.get("question_id"), question_group=state.get("question_group"))
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
     held = {t.id for t in topics}
@@ -82,7 +80,7 @@ def masked_topics(question: str, topics: list[Entity], store: GraphStore, neighb
 
 def memory_prior(memory: PathMemory, neighbours: NeighborCache, embedder: Embedder, config: PoGConfig, masked: str,
                  topic_ids: list[str], *, question_id: str | None = None,
-                 question_group: str | None = None, lexicon: Lexicon | None = None) -> list[PriorChain]:
+                 question_group: str | None = None) -> list[PriorChain]:
     """The path memory's prior for a question (`masked`, its topics `topic_ids`): only the
     sequences the topics can start (and, for a synthesised memory, have), the question's
     own group left out, and a synthesised memory told which relation the question names
@@ -93,7 +91,7 @@ def memory_prior(memory: PathMemory, neighbours: NeighborCache, embedder: Embedd
     first_relation: str | None = None
     if memory.synthetic:
         reachable = memory.reachable(neighbours, topic_ids, depth=config.max_depth, max_frontier=config.max_frontier)
-        first_relation = PathScorer(embedder, config.weights, masked, None, [], None, lexicon=lexicon).first_relation(
+        first_relation = PathScorer(embedder, config.weights, masked, None, [], None).first_relation(
             r for chain in reachable for r, _ in chain)
     return memory.prior(embedder.encode([masked])[0], exclude_id=question_id, exclude_group=question_group,
                         k=config.memory_k, first_steps=first_steps, question=masked, reachable=reachable,

@@ -40,7 +40,6 @@ class ScoreWeights(BaseModel):
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "
                          "sentence embeddings hardly see order, and 'the release years of the films that share "
                          "directors with X' matched release_year, back, directed_by as well as the right path.")
-    wordnet_scope: str = "all"
     synonym: float = Field(default=0.75, ge=0.0, le=1.0, description="How alike (cosine of the word embeddings) a "
                            "question word and a word of a relation must be for the word to name the relation, where "
                            "the letters do not ('wrote' names `written_by` at 0.89; 'films' is 0.64 from 'actors', "
@@ -106,11 +105,6 @@ class PoGConfig(BaseModel):
         "the indicator. One call a question fewer. always: PoG's own, every question.")
     strategy: Strategy = "fuzzy"
     width: int = Field(default=3, ge=1, description="W: paths kept for the answer prompt.")
-    wordnet: bool = Field(default=True, description="A question word names a relation that WordNet says it is a "
-                          "synonym or a kind of ('found', `discovered_by`; 'husband', `spouse`), besides the letters "
-                          "and embeddings tests (agent/lexicon.py).")
-    wordnet_senses: int = Field(default=3, ge=1, le=3)
-    wordnet_hypernyms: bool = True
     max_depth: int = Field(default=3, ge=1, le=6, description="D_max: the deepest exploration, in hops.")
     fuzzy_keep: int = Field(default=80, ge=1, description="Paths kept by fuzzy (embedding) selection.")
     explore_beam: int = Field(default=80, ge=1, description="Paths extended further at each hop, best first.")

@@ -8,7 +8,6 @@ from functools import cached_property
 from pathlib import Path
 
 from agent.embeddings import Embedder
-from agent.lexicon import Lexicon
 from agent.llm.base import LLMClient
 from agent.optional_nodes.graphrag_fi import AttentionPathScorer, SimilarityPathScorer, coarse_scorer
 from agent.pog.config import PoGConfig
@@ -26,9 +25,6 @@ class PoGContext:
     memory: PathMemory | None = None
     # The embedded model's GGUF, when that is the model in use: GraphRAG-FI reads its attention.
     model_weights: Path | None = None
-    # WordNet's synonyms and hypernyms, for whether a question word names a relation
-    # (None: the letters and the embeddings alone).
-    lexicon: Lexicon | None = None
     neighbours: NeighborCache = field(init=False)
 
     def __post_init__(self) -> None:

@@ -23,8 +23,7 @@ def walk(ctx: PoGContext, state: PoGState, depth: int) -> tuple[Exploration, dic
     (the scorer's beam), and for several topic entities reduced to the groups that meet.
     Returns it with the figures a trace shows (what was read, what the reduction left)."""
     config = ctx.config
-    scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory,
-                                  lexicon=ctx.lexicon)
+    scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory)
     seeds = [t.id for t in state.get("topics") or []]
     exploration = explore(ctx.neighbours, seeds, depth=depth, max_frontier=config.max_frontier,
                           beam=lambda groups, names: scorer.beam(groups, names, config.explore_beam))

@@ -29,8 +29,7 @@ class StartChoice(BaseModel):
 @traced
 def prune_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     ctx, config = runtime.context, runtime.context.config
-    scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory,
-                                  lexicon=ctx.lexicon)
+    scorer = PathScorer.for_state(ctx.embedder, config.weights, state, synthetic_memory=ctx.synthetic_memory)
     candidates = scorer.rank(state.get("candidates") or [], state.get("names"))[: config.fuzzy_keep]
     steps = [{"step": "fuzzy", "paths": candidates}]  # each step's ranking, for the trace
     plan = plan_text(state) if config.plan_in_prompts else ""

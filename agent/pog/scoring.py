@@ -41,7 +41,6 @@ from itertools import combinations, pairwise
 import numpy as np
 
 from agent.embeddings import Embedder
-from agent.lexicon import Lexicon
 from agent.pog.candidates import (
     IMPERATIVES,
     POSSESSIVE,
@@ -74,10 +73,8 @@ def chain_key(steps: Sequence[Sequence]) -> ChainKey:
 
 class PathScorer:
     def __init__(self, embedder: Embedder, weights: ScoreWeights, question: str, indicator: str | None,
-                 prior: Sequence[PriorChain], predicted_depth: int | None, *, synthetic_prior: bool = False,
-                 lexicon: Lexicon | None = None) -> None:
+                 prior: Sequence[PriorChain], predicted_depth: int | None, *, synthetic_prior: bool = False) -> None:
         self.embedder, self.weights, self.predicted_depth = embedder, weights, predicted_depth
-        self.lexicon = lexicon
         # A synthesised memory votes by how alike the question is to questions written
         # for each chain: "name the capitals of X 's neighbours" is nearest "what is the
         # capital of X". Its vote cannot outweigh what the question's words say against a path.
@@ -105,10 +102,8 @@ class PathScorer:
 
     def naming_positions(self, relation: str) -> frozenset[int]:
         """Where the question names the relation: the positions of its words that name it by
-        their letters (`paths.word_names_relation`) or as a synonym: a word whose embedding
-        is close to one of the relation's words ("wrote" and "penned" for `written_by`), or
-        that WordNet says is one or a kind of one ("found", `discovered_by`; "husband",
-        `spouse`: `agent.lexicon`)."""
+        their letters (`paths.word_names_relation`) or as a synonym, a word whose embedding
+        is close to one of the relation's words ("wrote" and "penned" for `written_by`)."""
         found = self._naming.get(relation)
         if found is None:
             words = relation_naming_words(relation)
@@ -153,7 +148,7 @@ class PathScorer:
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
-        unnamed = [not self.named(r) and not self._lexicon_named(r) for r, _ in steps]
+        unnamed = [not self.named(r) for r, _ in steps]
         between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
         first = int(topic_spare and unnamed[0] and len(steps) > 1)
         return sum(unnamed) - min(between + first, spare)
@@ -187,34 +182,17 @@ class PathScorer:
         naming = self.naming_positions(steps[-1][0])
         return bool(self.asked_at and naming and naming <= self.topic_phrase and not naming & self.asked_at)
 
-    def _place_spare_words(self, relations: set[str]) -> None:
-        if self.lexicon is None or self.weights.wordnet_scope != "spare":
-            return
-        for i in self.spare_words(relations):
-            for r in relations:
-                if self.lexicon.names(self.words[i], relation_naming_words(r)):
-                    self._naming[r] = self.naming_positions(r) | {i}
-
-    def _lexicon_named(self, relation: str) -> bool:
-        if self.lexicon is None or self.weights.wordnet_scope != "unnamed":
-            return False
-        words = relation_naming_words(relation)
-        return any(self.lexicon.names(self.words[i], words) for i in self._may_name)
-
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
         if not relation_words or not self._may_name:
             return frozenset()
         if self._word_vectors is None:
             self._word_vectors = self.embedder.encode([self.words[i] for i in self._may_name])
         close = (self._word_vectors @ self.embedder.encode(relation_words).T >= self.weights.synonym).any(axis=1)
-        found = frozenset(self._may_name[k] for k in np.flatnonzero(close))
-        if self.lexicon is None or self.weights.wordnet_scope != "all":
-            return found
-        return found | {i for i in self._may_name if self.lexicon.names(self.words[i], relation_words)}
+        return frozenset(self._may_name[k] for k in np.flatnonzero(close))
 
     @classmethod
     def for_state(cls, embedder: Embedder, weights: ScoreWeights, state: PoGState, *,
-                  synthetic_memory: bool = False, lexicon: Lexicon | None = None) -> PathScorer:
+                  synthetic_memory: bool = False) -> PathScorer:
         """The scorer of one question's paths; a synthesised memory's prior votes with
         `weights.synthetic_memory`."""
         if synthetic_memory:
@@ -227,7 +205,7 @@ class PathScorer:
         depth = state.get("predicted_depth") if state.get("depth_source") == "memory" else None
         return cls(embedder, weights, masked_question(state),
                    mask_question(indicator, names) if indicator and indicator != state["question"] else None,
-                   state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory, lexicon=lexicon)
+                   state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
               returning: Sequence[bool] | None = None) -> list[dict[str, float]]:
@@ -240,7 +218,6 @@ class PathScorer:
         to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
         w = self.weights
         relations = {r for steps, _, _ in items for r, _ in steps}
-        self._place_spare_words(relations)
         # The relations the question names, among those the candidates walk, and of them the
         # one a path should walk first.
         asked = {r for r in relations if self.named(r)} if w.missing or w.first else set()
