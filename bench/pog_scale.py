@@ -16,7 +16,10 @@ Prints one JSON object per size: the load's facts a second, and for the walks th
 topic (p50, p95: nearest rank), the store calls and the rows (edges) they returned a topic.
 A fresh neighbour cache per topic: each walk reads the store as a question's first would.
 `--shared-cache` walks every topic through one cache instead, as `kgqa eval` does over a
-question set (hubs met by an earlier topic are not read again).
+question set (hubs met by an earlier topic are not read again). On Virtuoso, `query_kinds`
+says where the store's time went: each kind of SPARQL query the walks sent, its count,
+seconds (summed over the two threads that read out- and in-edges at once) and rows; a line
+per kind follows the size's line, the same a topic (`query_kind` says which).
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +81,42 @@ class TimedStore:
         finally:
             self.seconds += time.perf_counter() - started
             self.calls += 1
+
+
+class SparqlQueryKinds:
+    """Counts, seconds and rows of a SPARQL store's queries, by what they read (told from
+    the text `kg_store.sparql_text` writes)."""
+
+    KINDS = (("pair edges", re.compile(r"VALUES \(\?s \?r\)")),
+             ("relation degrees", re.compile(r"GROUP BY \?s \?p")),
+             ("edge counts", re.compile(r"COUNT")),
+             ("capped edges", re.compile(r"^SELECT \?s \?r \?x \?n.*LIMIT", re.DOTALL)),
+             ("edges", re.compile(r"^SELECT \?s \?r \?x \?n")),
+             ("names", re.compile(r"^SELECT \?s \?n")))
+
+    def __init__(self, store: GraphStore) -> None:
+        self.kinds: dict[str, dict[str, float]] = {}
+        self._lock = threading.Lock()
+        for method in ("_select_values", "_select"):
+            setattr(store, method, self._timed(getattr(store, method)))
+
+    def kind(self, query: str) -> str:
+        return next((name for name, pattern in self.KINDS if pattern.search(query)), "other")
+
+    def _timed(self, select):
+        def timed(query: str):
+            started = time.perf_counter()
+            rows = select(query)
+            with self._lock:
+                kind = self.kinds.setdefault(self.kind(query), {"queries": 0, "seconds": 0.0, "rows": 0})
+                kind["queries"] += 1
+                kind["seconds"] += time.perf_counter() - started
+                kind["rows"] += len(rows)
+            return rows
+        return timed
+
+    def report(self) -> dict[str, dict[str, float]]:
+        return {k: {**v, "seconds": round(v["seconds"], 2)} for k, v in sorted(self.kinds.items(), key=lambda kv: -kv[1]["seconds"])}
 
 
 def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int, seed: int,
@@ -134,6 +175,7 @@ def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_
     chosen = random.Random(seed).sample(range(named_entities(size)), topics)
     walks = []
     with open_store(url, read_only=True) as store:
+        kinds = SparqlQueryKinds(store) if hasattr(store, "_select_values") else None
         timed = TimedStore(store)
         shared = config.neighbour_cache(timed)  # type: ignore[arg-type]
         for entity in chosen:
@@ -146,7 +188,8 @@ def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_
     return {"store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(percentile(ms, 0.95), 1),
             "store_ms_max": round(max(ms), 1), "calls_avg": round(statistics.fmean(w[1] for w in walks), 1),
             "rows_avg": round(statistics.fmean(w[2] for w in walks)), "rows_max": max(w[2] for w in walks),
-            "hub_cap": config.limit_per_entity, "max_frontier": config.max_frontier, "beam": config.explore_beam}
+            "hub_cap": config.limit_per_entity, "max_frontier": config.max_frontier, "beam": config.explore_beam,
+            **({"query_kinds": kinds.report()} if kinds else {})}
 
 
 def main() -> None:
@@ -163,8 +206,20 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",") if s):
-        print(json.dumps(measure(size, args.store_dir, args.data_dir, args.topics, args.depth, args.seed,
-                                 args.shared_cache, args.backend)), flush=True)
+        measured = measure(size, args.store_dir, args.data_dir, args.topics, args.depth, args.seed,
+                           args.shared_cache, args.backend)
+        for line in [measured, *kind_lines(measured)]:
+            print(json.dumps(line), flush=True)
+
+
+def kind_lines(measured: dict) -> list[dict]:
+    """A size's SPARQL query kinds, one line each, a topic's share: queries, seconds, rows."""
+    topics = measured["topics"]
+    return [{"facts": measured["facts"], "backend": measured["backend"], "cache": measured["cache"],
+             "query_kind": kind, "queries_a_topic": round(k["queries"] / topics, 1),
+             "ms_a_topic": round(1000 * k["seconds"] / topics, 1), "ms_a_query": round(1000 * k["seconds"] / k["queries"], 2),
+             "rows_a_topic": round(k["rows"] / topics), "rows_a_query": round(k["rows"] / k["queries"])}
+            for kind, k in measured.get("query_kinds", {}).items()]
 
 
 if __name__ == "__main__":

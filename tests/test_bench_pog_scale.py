@@ -24,3 +24,26 @@ def test_the_walks_read_the_loaded_kg_and_a_second_run_reuses_its_store(tmp_path
 
 def test_the_named_entity_count_is_the_generators_own() -> None:
     assert named_entities(20_000) == synthetic_facts(20_000, 0)[1]
+
+
+def test_sparql_queries_are_sorted_by_what_they_read() -> None:
+    """The Virtuoso breakdown names each query the store writes by its kind: a change to the
+    queries' text that the kinds no longer tell apart would mislabel where the time goes."""
+    from bench.pog_scale import SparqlQueryKinds, kind_lines
+    from kg_store import sparql_text
+
+    kinds = SparqlQueryKinds.__new__(SparqlQueryKinds)  # the classifier alone, no store to wrap
+    ids = ["m.01", "m.02"]
+    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, None)} == {"edges"}
+    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, 100)} == {"capped edges"}
+    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids[:1], "in", None, 100)} == {"capped edges"}
+    assert kinds.kind(sparql_text.edge_counts_query(ids, "out", None)) == "edge counts"
+    assert kinds.kind(sparql_text.degrees_query(ids)) == "relation degrees"
+    assert {kinds.kind(q) for q in sparql_text.pair_edges_queries([("m.01", "r")], "both")} == {"pair edges"}
+    assert kinds.kind(sparql_text.names_query(ids)) == "names"
+    measured = {"facts": 10, "backend": "virtuoso", "cache": "per topic", "topics": 4,
+                "query_kinds": {"edges": {"queries": 8, "seconds": 0.2, "rows": 40}}}
+    assert kind_lines(measured) == [{"facts": 10, "backend": "virtuoso", "cache": "per topic", "query_kind": "edges",
+                                     "queries_a_topic": 2.0, "ms_a_topic": 50.0, "ms_a_query": 25.0,
+                                     "rows_a_topic": 10, "rows_a_query": 5}]
+    assert kind_lines({**measured, "query_kinds": {}}) == []
