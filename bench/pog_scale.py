@@ -1,6 +1,7 @@
 """PoG's store work as a KG grows: phase 1's walk over synthetic Freebase-shaped KGs.
 
     python bench/pog_scale.py --json [--sizes 1000000,5000000] [--topics 100] [--depth 3] [--store-dir DIR] [--shared-cache]
+                                     [--backend virtuoso [--query-kinds]]
 
 For each size, the synthetic KG (bench/synthetic_kg.py: hubs, CVT nodes, Zipf relations)
 is loaded once under `--store-dir` through the backend's bulk path: `kgqa load` into the
@@ -18,8 +19,9 @@ A fresh neighbour cache per topic: each walk reads the store as a question's fir
 `--shared-cache` walks every topic through one cache instead, as `kgqa eval` does over a
 question set (hubs met by an earlier topic are not read again). On Virtuoso, `query_kinds`
 says where the store's time went: each kind of SPARQL query the walks sent, its count,
-seconds (summed over the two threads that read out- and in-edges at once) and rows; a line
-per kind follows the size's line, the same a topic (`query_kind` says which).
+seconds (summed over the two threads that read out- and in-edges at once) and rows; with
+`--query-kinds`, a line per kind follows the size's line, the same a topic (`query_kind`
+says which).
 """
 
 from __future__ import annotations
@@ -203,12 +205,13 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=scratch, help="where the synthetic KGs are written once")
     parser.add_argument("--shared-cache", action="store_true", help="one neighbour cache for all topics, as an eval")
     parser.add_argument("--backend", default="oxigraph", choices=("oxigraph", "virtuoso"))
+    parser.add_argument("--query-kinds", action="store_true", help="on Virtuoso, a line per kind of query after each size's")
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",") if s):
         measured = measure(size, args.store_dir, args.data_dir, args.topics, args.depth, args.seed,
                            args.shared_cache, args.backend)
-        for line in [measured, *kind_lines(measured)]:
+        for line in [measured, *(kind_lines(measured) if args.query_kinds else [])]:
             print(json.dumps(line), flush=True)
 
 
