@@ -32,15 +32,14 @@ def test_sparql_queries_are_sorted_by_what_they_read() -> None:
     from bench.pog_scale import SparqlQueryKinds, kind_lines
     from kg_store import sparql_text
 
-    kinds = SparqlQueryKinds.__new__(SparqlQueryKinds)  # the classifier alone, no store to wrap
     ids = ["m.01", "m.02"]
-    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, None)} == {"edges"}
-    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, 100)} == {"capped edges"}
-    assert {kinds.kind(q) for q in sparql_text.neighbors_queries(ids[:1], "in", None, 100)} == {"capped edges"}
-    assert kinds.kind(sparql_text.edge_counts_query(ids, "out", None)) == "edge counts"
-    assert kinds.kind(sparql_text.degrees_query(ids)) == "relation degrees"
-    assert {kinds.kind(q) for q in sparql_text.pair_edges_queries([("m.01", "r")], "both")} == {"pair edges"}
-    assert kinds.kind(sparql_text.names_query(ids)) == "names"
+    assert {SparqlQueryKinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, None)} == {"edges"}
+    assert {SparqlQueryKinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, 100)} == {"capped edges"}
+    assert {SparqlQueryKinds.kind(q) for q in sparql_text.neighbors_queries(ids[:1], "in", None, 100)} == {"capped edges"}
+    assert SparqlQueryKinds.kind(sparql_text.edge_counts_query(ids, "out", None)) == "edge counts"
+    assert SparqlQueryKinds.kind(sparql_text.degrees_query(ids)) == "relation degrees"
+    assert {SparqlQueryKinds.kind(q) for q in sparql_text.pair_edges_queries([("m.01", "r")], "both")} == {"pair edges"}
+    assert SparqlQueryKinds.kind(sparql_text.names_query(ids)) == "names"
     measured = {"facts": 10, "backend": "virtuoso", "cache": "per topic", "topics": 4,
                 "query_kinds": {"edges": {"queries": 8, "seconds": 0.2, "rows": 40}}}
     assert kind_lines(measured) == [{"facts": 10, "backend": "virtuoso", "cache": "per topic", "query_kind": "edges",
