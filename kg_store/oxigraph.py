@@ -6,7 +6,7 @@ parsing); statistics run the same strictly escaped SPARQL as the remote backend.
 
 The relations the store holds are listed in a second side file, PATH/kgqa-relations.json,
 which writes keep in step: the store itself can list them only by a scan of its predicate
-index (5.5 s at 20 million facts), which a store written before the file existed pays once.
+index (seconds at 20 million facts), which a store written before the file existed pays once.
 
 Partial name search reads a side index, `kg_store.names.NameIndex`: SQLite FTS5 in
 PATH/kgqa-names.sqlite (in memory for `oxigraph:`), kept in step by `write` and `clear`.
@@ -310,10 +310,10 @@ class OxigraphStore(GraphStore):
 
     def _relation_degrees_to(self, ids: Sequence[str], cap: int) -> Iterable[tuple[str, str, int]]:
         """Each entity's edges counted per relation by a query that reads at most
-        `DEGREE_ROWS` of them each way (0.25 us an edge); past that, a hub's count of each
-        relation is read from that relation's index range, both ways, stopping at `cap` (a
-        few reads a relation, however big the hub). The exact count's GROUP BY read every
-        edge of a hub: 323k rows in 83 ms at 20 million facts."""
+        `DEGREE_ROWS` of them each way; past that, a hub's count of each relation is read
+        from that relation's index range, both ways, stopping at `cap` (a few reads a
+        relation, however big the hub). The exact count's GROUP BY read every edge of a hub,
+        longer the bigger the hub (docs/scale.md, the hub fill's table)."""
         predicates: list[tuple[ox.NamedNode, str]] | None = None  # read once a call, where a hub needs them
         for source in ids:
             counts: dict[str, int] = {}

@@ -417,7 +417,7 @@ def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
 
 def test_oxigraph_lists_its_relations_in_a_side_file_that_writes_keep(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Listing a store's relations from the store itself scans its predicate index (5.5 s
+    """Listing a store's relations from the store itself scans its predicate index (seconds
     at 20 million facts): the list is kept beside it, written before the facts."""
     url = f"oxigraph:{tmp_path / 'kg'}"
     side = tmp_path / "kg" / RELATIONS_FILE
