@@ -1,7 +1,7 @@
 """PoG's store work as a KG grows: phase 1's walk over synthetic Freebase-shaped KGs.
 
     python bench/pog_scale.py --json [--sizes 1000000,5000000] [--topics 100] [--depth 3] [--store-dir DIR] [--shared-cache]
-                                     [--backend virtuoso [--query-kinds]]
+                                     [--pages cold|warm] [--backend virtuoso [--query-kinds]]
 
 For each size, the synthetic KG (bench/synthetic_kg.py: hubs, CVT nodes, Zipf relations)
 is loaded once under `--store-dir` through the backend's bulk path: `kgqa load` into the
@@ -15,9 +15,15 @@ since no question ranks them: what is read is the same amount). No model is aske
 
 Prints one JSON object per size: the load's facts a second, and for the walks the store's seconds a
 topic (p50, p95: nearest rank), the store calls and the rows (edges) they returned a topic.
-A fresh neighbour cache per topic: each walk reads the store as a question's first would.
-`--shared-cache` walks every topic through one cache instead, as `kgqa eval` does over a
-question set (hubs met by an earlier topic are not read again). On Virtuoso,
+A fresh neighbour cache per topic, and nothing the store object remembers of an earlier
+topic's entities (the embedded store keeps names between calls: `forget_entities`): each
+walk reads the store as a question's first would. `--shared-cache` walks every topic
+through one cache instead, as `kgqa eval` does over a question set (hubs met by an earlier
+topic are not read again). Where the store's pages are, `--pages`: `cold` drops the OS page
+cache before the walks (Linux, as root: every first read is from disk, as after a reboot);
+`warm` walks the topics once, untimed, before the timed walks (the OS holds the pages they
+read, as a server's would after a while); `as-found`, the default, reads the store as an
+earlier run left it (after a load or another size's walks: some from disk). On Virtuoso,
 `--query-kinds` times each SPARQL query too and says where the store's time went: the size's
 line gets `query_kinds` (each kind of query the walks sent, its count, seconds summed over
 the two threads that read out- and in-edges at once, and rows), and a line per kind follows
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -123,10 +130,12 @@ class SparqlQueryKinds:
 
 
 def measure(size: int, store_dir: Path, data_dir: Path, topics: int, depth: int, seed: int,
-            shared_cache: bool = False, backend: str = "oxigraph", query_kinds: bool = False) -> dict:
+            shared_cache: bool = False, backend: str = "oxigraph", query_kinds: bool = False,
+            pages: str = "as-found") -> dict:
     with loaded_store(backend, size, store_dir, data_dir) as (url, loaded):
         return {"facts": size, "backend": backend, "cache": "shared" if shared_cache else "per topic", **loaded,
-                "topics": topics, "depth": depth, **walk_topics(url, size, topics, depth, seed, shared_cache, query_kinds)}
+                "topics": topics, "depth": depth, "pages": pages,
+                **walk_topics(url, size, topics, depth, seed, shared_cache, query_kinds, pages)}
 
 
 @contextmanager
@@ -173,21 +182,43 @@ def loaded_store(backend: str, size: int, store_dir: Path, data_dir: Path) -> It
         yield f"sparql+http://127.0.0.1:{server.http_port}/sparql?graph={GRAPH}", loaded
 
 
+def drop_page_cache() -> None:
+    """Write out dirty pages and drop the OS page cache, so that the walks read the store
+    from disk; a clear error where this process may not (not Linux, not root)."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("1\n")
+    except OSError as exc:
+        raise SystemExit(f"--pages cold needs Linux and root to drop the page cache: {exc}") from exc
+
+
+def walk(neighbours, entity: int, depth: int, config: PoGConfig) -> None:
+    """Phase 1's walk from one topic, its beam keeping the first groups in the store's order."""
+    explore(neighbours, [f"m.0{entity:x}"], depth=depth, max_frontier=config.max_frontier,
+            beam=lambda groups, _names: groups[:config.explore_beam])
+
+
 def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_cache: bool,
-                query_kinds: bool = False) -> dict:
+                query_kinds: bool = False, pages: str = "as-found") -> dict:
     config = PoGConfig()
     chosen = random.Random(seed).sample(range(named_entities(size)), topics)
     walks = []
+    if pages == "cold":
+        drop_page_cache()
     with open_store(url, read_only=True) as store:
+        if pages == "warm":  # the same walks once, untimed: the OS then holds the pages they read
+            for entity in chosen:
+                walk(config.neighbour_cache(store), entity, depth, config)
+            store.forget_entities()
         # Only when asked: the plain walks' store time carries no per-query bookkeeping.
         kinds = SparqlQueryKinds(store) if query_kinds and hasattr(store, "_select_values") else None
         timed = TimedStore(store)
         shared = config.neighbour_cache(timed)  # type: ignore[arg-type]
         for entity in chosen:
             before = (timed.seconds, timed.calls, timed.rows)
-            neighbours = shared if shared_cache else config.neighbour_cache(timed)  # type: ignore[arg-type]
-            explore(neighbours, [f"m.0{entity:x}"], depth=depth, max_frontier=config.max_frontier,
-                    beam=lambda groups, _names: groups[:config.explore_beam])
+            if not shared_cache:  # a question's first reads: nothing of an earlier topic's remembered
+                store.forget_entities()
+            walk(shared if shared_cache else config.neighbour_cache(timed), entity, depth, config)  # type: ignore[arg-type]
             walks.append(((timed.seconds - before[0]) * 1000, timed.calls - before[1], timed.rows - before[2]))
     ms = [w[0] for w in walks]
     return {"store_ms_p50": round(statistics.median(ms), 1), "store_ms_p95": round(percentile(ms, 0.95), 1),
@@ -210,11 +241,14 @@ def main() -> None:
     parser.add_argument("--backend", default="oxigraph", choices=("oxigraph", "virtuoso"))
     parser.add_argument("--query-kinds", action="store_true", help="on Virtuoso, time each query by its kind: "
                         "query_kinds in each size's line, and a line per kind after it")
+    parser.add_argument("--pages", default="as-found", choices=("as-found", "cold", "warm"),
+                        help="cold: drop the OS page cache first (Linux, root); warm: walk the topics once, "
+                        "untimed, first; as-found: read the store as an earlier run left it")
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",") if s):
         measured = measure(size, args.store_dir, args.data_dir, args.topics, args.depth, args.seed,
-                           args.shared_cache, args.backend, args.query_kinds)
+                           args.shared_cache, args.backend, args.query_kinds, args.pages)
         for line in [measured, *kind_lines(measured)]:
             print(json.dumps(line), flush=True)
 

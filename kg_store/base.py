@@ -138,6 +138,11 @@ class GraphStore(ABC):
     def after_load(self) -> None:
         """Settle after a bulk load (compaction, index builds); loaders call it once."""
 
+    def forget_entities(self) -> None:
+        """Drop what this object remembers of entities between calls (their names), as a
+        freshly opened store would know nothing: for a reader whose store another process
+        rewrote, and for timing a question's first reads. The default remembers none."""
+
     def close(self) -> None:
         """Release connections; the default has nothing to release."""
 

@@ -96,6 +96,9 @@ class OxigraphStore(GraphStore):
         if fresh or self.path is None:
             self._keep_predicates(set())
 
+    def forget_entities(self) -> None:
+        self._nodes.clear()
+
     def close(self) -> None:
         if self.path is not None and not self.read_only:
             self._store.flush()

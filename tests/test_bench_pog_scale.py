@@ -20,6 +20,9 @@ def test_the_walks_read_the_loaded_kg_and_a_second_run_reuses_its_store(tmp_path
     shared = measure(3_000, tmp_path, tmp_path, topics=5, depth=2, seed=0, shared_cache=True)
     assert shared["cache"] == "shared" and first["cache"] == "per topic"
     assert shared["rows_avg"] <= first["rows_avg"]  # what an earlier topic read is not read again
+    warmed = measure(3_000, tmp_path, tmp_path, topics=5, depth=2, seed=0, pages="warm")
+    assert warmed["pages"] == "warm" and first["pages"] == "as-found"
+    assert (warmed["calls_avg"], warmed["rows_avg"]) == (first["calls_avg"], first["rows_avg"])  # only timed once
 
 
 def test_the_named_entity_count_is_the_generators_own() -> None:

@@ -415,6 +415,24 @@ def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
 
 
 
+def test_oxigraph_reads_names_again_once_told_to_forget_them() -> None:
+    """The embedded store remembers the names it read; a change it did not make itself
+    (another process's write) shows only after `forget_entities`."""
+    import pyoxigraph as ox
+
+    from kg_store.ids import NAME_IRI, to_iri
+
+    store = open_store("oxigraph:")
+    store.write(LoadBatch(names=[("m.a", "Old name")]))
+    assert store.names(["m.a"]) == {"m.a": "Old name"}
+    subject, predicate = ox.NamedNode(to_iri("m.a")), ox.NamedNode(NAME_IRI)
+    store._store.remove(ox.Quad(subject, predicate, ox.Literal("Old name", language="en")))
+    store._store.add(ox.Quad(subject, predicate, ox.Literal("New name", language="en")))
+    assert store.names(["m.a"]) == {"m.a": "Old name"}  # remembered
+    store.forget_entities()
+    assert store.names(["m.a"]) == {"m.a": "New name"}
+
+
 def test_oxigraph_lists_its_relations_in_a_side_file_that_writes_keep(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Listing a store's relations from the store itself scans its predicate index (seconds
