@@ -262,6 +262,13 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
     neighbours are never all read, but a brother's own edges name it. The other walks'
     relation sequences are recorded as `joins`; groups whose ends no other topic reaches
     are dropped. With one seed, or when no group connects all seeds, nothing is cut.
+    With `shortest`, of the groups that join the topics at an entity other than
+    themselves, only those whose whole path (the group's chain and its joins) is the
+    shortest are kept: PoG explores deeper only while no path connects the topic
+    entities, and a longer join through a relation many entities share connects nearly
+    anything (China's official language, left-to-right like a language written in the
+    Arabic script). A join that ends at a topic entity itself (Israel -> continent -> Asia,
+    both topics) answers nothing and sets no bound.
     `shortest=False` is the paper's reduction: every end that all topic entities reach
     (the intersection of their neighbourhoods), however long the joins.
     """
@@ -292,7 +299,17 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
         first = min(shared)
         joins = {o: reach[o][first] for o in others}
         joined.append(PathGroup(group.seed, group.chain, _through(group.hops, shared), joins))
+    if shortest:
+        topics = set(seeds)
+        answering = [_join_length(g) for g in joined if set(g.hops[-1]) - topics]
+        if answering:
+            joined = [g for g in joined if _join_length(g) <= min(answering)]
     return joined or groups
+
+
+def _join_length(group: PathGroup) -> int:
+    """The steps of a joined group's whole path: its own chain and every join."""
+    return len(group.chain) + sum(len(chain) for chain in group.joins.values())
 
 
 def connect(source: NeighborCache, seeds: Sequence[str], targets: Sequence[str], *, depth: int,

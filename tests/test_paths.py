@@ -127,6 +127,32 @@ def test_several_topic_entities_keep_only_where_their_walks_meet() -> None:
     assert all(g.chain[0].relation in ("starred_actors", "directed_by") for g in joined)
 
 
+def test_topic_entities_joined_in_fewest_steps_win_over_longer_joins() -> None:
+    """"which language written in the Arabic script comes from China": Uyghur joins the two
+    topics in two steps; China's official language joins them too, in three, through the
+    script of another language of China. A direct edge between the topics answers nothing
+    and bounds nothing."""
+    from kg_store import LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[Triple("Uyghur", "home_country", "China"), Triple("Uyghur", "script", "Arabic script"),
+                 Triple("China", "official_language", "Chinese"), Triple("Chinese", "home_country", "China"),
+                 Triple("Chinese", "writing_direction", "left-to-right"),
+                 Triple("Kazakh", "writing_direction", "left-to-right"), Triple("Kazakh", "script", "Arabic script"),
+                 Triple("China", "script_used", "Arabic script")],
+        names=[(e, e) for e in ["Uyghur", "China", "Arabic script", "Chinese", "Kazakh", "left-to-right"]]))
+    seeds = ["China", "Arabic script"]
+    walk = explore(NeighborCache(store), seeds, depth=2)
+    joined = {(g.seed, g.chain): g for g in join_topics(walk.groups, seeds)}
+    assert joined[("China", (Step("home_country", False),))].ends == ["Uyghur"]
+    assert ("China", (Step("official_language", True),)) not in joined  # Chinese joins in 3 steps
+    assert ("China", (Step("script_used", True),)) in joined  # ends at the other topic: no bound
+    every = {(g.seed, g.chain) for g in join_topics(walk.groups, seeds, shortest=False)}
+    assert ("China", (Step("official_language", True), Step("writing_direction", True))) in every
+
+
 def test_topic_entities_that_never_meet_are_left_as_they_are() -> None:
     walk = explore(NeighborCache(film_store()), ["Tom Hanks", "Lonely Entity"], depth=1)
     assert join_topics(walk.groups, ["Tom Hanks", "Lonely Entity"]) == walk.groups

@@ -139,7 +139,8 @@ class PoGConfig(BaseModel):
                                   "sufficiency prompt show the indicator and the split questions, as the paper's do.")
     reduction: Literal["shortest", "intersection"] = Field(
         default="shortest", description="Several topic entities: shortest keeps the ends the other topics reach by "
-        "the shortest join; intersection (the paper's) every end all of them reach within D_max.")
+        "the shortest join, and only the paths that join the topics in the fewest steps (PoG deepens only while "
+        "no path connects them); intersection (the paper's graph reduction) every end all of them reach within D_max.")
     final_answer: Literal["best_path", "llm"] = Field(
         default="best_path", description="When no path sufficed: best_path answers with the best phase-1 path's "
         "end; llm (the paper's) lets the model answer from the kept paths and its own knowledge, marked kg+llm.")
