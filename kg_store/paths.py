@@ -250,7 +250,7 @@ def _step(
 
 
 def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: NeighborCache | None = None,
-                max_ends: int = 5_000, *, shortest: bool = True) -> list[PathGroup]:
+                max_ends: int = 5_000, *, shortest: bool = True, fewest_steps: bool = False) -> list[PathGroup]:
     """PoG's graph reduction for questions with several topic entities.
 
     A group's ends are cut to the entities that every other topic entity also reaches,
@@ -262,15 +262,17 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
     neighbours are never all read, but a brother's own edges name it. The other walks'
     relation sequences are recorded as `joins`; groups whose ends no other topic reaches
     are dropped. With one seed, or when no group connects all seeds, nothing is cut.
-    With `shortest`, of the groups that join the topics at an entity other than
-    themselves, only those whose whole path (the group's chain and its joins) is the
-    shortest are kept: PoG explores deeper only while no path connects the topic
+    `shortest=False` is the paper's reduction: every end that all topic entities reach
+    (the intersection of their neighbourhoods), however long the joins.
+
+    With `fewest_steps`, of the groups that join the topics at an entity other than
+    themselves, only those whose whole path (the group's chain and its joins) has the
+    fewest steps are kept: PoG explores deeper only while no path connects the topic
     entities, and a longer join through a relation many entities share connects nearly
     anything (China's official language, left-to-right like a language written in the
     Arabic script). A join that ends at a topic entity itself (Israel -> continent -> Asia,
-    both topics) answers nothing and sets no bound.
-    `shortest=False` is the paper's reduction: every end that all topic entities reach
-    (the intersection of their neighbourhoods), however long the joins.
+    both topics) answers nothing and sets no bound. Labelling a question from its gold
+    answers leaves it off: the gold path need not be the shortest join.
     """
     groups = list(groups)
     if len(set(seeds)) < 2:
@@ -299,7 +301,7 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
         first = min(shared)
         joins = {o: reach[o][first] for o in others}
         joined.append(PathGroup(group.seed, group.chain, _through(group.hops, shared), joins))
-    if shortest:
+    if fewest_steps:
         topics = set(seeds)
         answering = [_join_length(g) for g in joined if set(g.hops[-1]) - topics]
         if answering:

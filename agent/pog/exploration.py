@@ -28,7 +28,8 @@ def walk(ctx: PoGContext, state: PoGState, depth: int) -> tuple[Exploration, dic
     exploration = explore(ctx.neighbours, seeds, depth=depth, max_frontier=config.max_frontier,
                           beam=lambda groups, names: scorer.beam(groups, names, config.explore_beam))
     walked = len(exploration.groups)
-    exploration.groups = join_topics(exploration.groups, seeds, ctx.neighbours, shortest=config.reduction == "shortest")
+    shortest = config.reduction == "shortest"
+    exploration.groups = join_topics(exploration.groups, seeds, ctx.neighbours, shortest=shortest, fewest_steps=shortest)
     stats = {"entities": exploration.entities, "edges": exploration.edges, "path_groups": walked,
              "path_groups_after_reduction": len(exploration.groups),
              "hubs_capped": sorted(exploration.capped_entities)[:20], "truncated": exploration.truncated}
