@@ -303,9 +303,11 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
         joined.append(PathGroup(group.seed, group.chain, _through(group.hops, shared), joins))
     if fewest_steps:
         topics = set(seeds)
-        answering = [_join_length(g) for g in joined if set(g.hops[-1]) - topics]
+        lengths = [_join_length(g) for g in joined]
+        answering = [n for g, n in zip(joined, lengths, strict=True) if set(g.hops[-1]) - topics]
         if answering:
-            joined = [g for g in joined if _join_length(g) <= min(answering)]
+            least = min(answering)
+            joined = [g for g, n in zip(joined, lengths, strict=True) if n <= least]
     return joined or groups
 
 
