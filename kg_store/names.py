@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -24,13 +24,15 @@ from kg_store.model import MatchKind
 
 #: The side file's name, inside an on-disk Oxigraph store's folder.
 SIDE_FILE = "kgqa-names.sqlite"
-_VERSION = "2"  # 1: an insert trigger fed FTS5 (dev only, never released)
+_VERSION = "3"  # 1: an insert trigger fed FTS5 (dev only, never released); 2: no `display` table
 # Candidates are stored with rowid = length << 36 | sequence: FTS5 returns matches in
 # rowid order, so "the first N matches" are the N shortest names without sorting them all.
 _SEQ_BITS = 36
 _MAX_LEN = (1 << 22) - 1
 # Strings starting with q sort before q + this (SQLite compares UTF-8 bytes, code point order).
 _TOP = "\U0010ffff"
+# Ids a display-name lookup binds at once (SQLite allows 32,766 parameters).
+_LOOKUP_BATCH = 500
 
 
 def query_tokens(normalized: str) -> list[str]:
@@ -143,6 +145,9 @@ class NameIndex:
             CREATE TABLE names (rid INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT NOT NULL,
                                 norm TEXT NOT NULL, UNIQUE (id, name));
             CREATE INDEX names_norm ON names (norm);
+            -- The name a lookup shows for an entity, keyed by id: NULL where it has several,
+            -- which only the store can choose between (`display_names`).
+            CREATE TABLE display (id TEXT PRIMARY KEY, name TEXT) WITHOUT ROWID;
             -- Contentless (the text is in `names`), no positions (no phrase queries), prefix
             -- indexes for 1-3 characters. The ascii tokenizer splits on ASCII non-alphanumerics
             -- only ('_' kept): normalised names are \\w runs and spaces, so its tokens are
@@ -192,6 +197,10 @@ class NameIndex:
                     db.execute("DELETE FROM temp.incoming WHERE EXISTS "
                                "(SELECT 1 FROM names AS n WHERE n.id = incoming.id AND n.name = incoming.name)")
                     db.execute("INSERT INTO names SELECT rid, id, name, norm FROM temp.incoming ORDER BY rid")
+                    # ORDER BY id: the B-tree takes ascending keys fastest. `WHERE true` lets
+                    # SQLite parse the upsert after a SELECT.
+                    db.execute("INSERT INTO display (id, name) SELECT id, name FROM temp.incoming WHERE true ORDER BY id "
+                               "ON CONFLICT (id) DO UPDATE SET name = NULL")
                     db.execute("INSERT INTO names_fts (rowid, norm) SELECT rid, norm FROM temp.incoming ORDER BY rid")
                     db.execute("DELETE FROM temp.incoming")
                 db.execute("UPDATE meta SET value = ? WHERE key = 'seq'", (str(seq),))
@@ -206,6 +215,7 @@ class NameIndex:
             self._db.executescript("""
                 BEGIN;
                 DELETE FROM names;
+                DELETE FROM display;
                 INSERT INTO names_fts (names_fts) VALUES ('delete-all');
                 UPDATE meta SET value = 'clean' WHERE key = 'state';
                 UPDATE meta SET value = '0' WHERE key = 'seq';
@@ -235,6 +245,23 @@ class NameIndex:
                 (normalized, normalized + _TOP, limit),
             ).fetchall()
         return found
+
+    def display_names(self, ids: Sequence[str]) -> tuple[dict[str, str | None], list[str]]:
+        """The name each id shows (None: it has none), and the ids with several names, whose
+        shown name the store chooses (by language). Batched: one indexed query per 500 ids."""
+        shown: dict[str, str | None] = dict.fromkeys(ids)
+        several: list[str] = []
+        unique = list(shown)
+        with self._lock:
+            for start in range(0, len(unique), _LOOKUP_BATCH):
+                part = unique[start:start + _LOOKUP_BATCH]
+                query = f"SELECT id, name FROM display WHERE id IN ({','.join('?' * len(part))})"
+                for entity, name in self._db.execute(query, part):
+                    if name is None:
+                        several.append(entity)
+                    else:
+                        shown[entity] = name
+        return shown, several
 
     def __len__(self) -> int:
         with self._lock:

@@ -10,9 +10,11 @@ index (seconds at 20 million facts), which a store written before the file exist
 
 Partial name search reads a side index, `kg_store.names.NameIndex`: SQLite FTS5 in
 PATH/kgqa-names.sqlite (in memory for `oxigraph:`), kept in step by `write` and `clear`.
-A store without one (written before it existed, or by a process that died mid-write, which
+Its table of shown names, keyed by id, also gives the neighbours' names a walk reads (one
+batched query, several times faster a name than a random read of the quads). A store
+without one (written before it existed, or by a process that died mid-write, which
 leaves it marked dirty) gets it rebuilt from its names once: by `after_load`, or at the first
-partial search. A read-only opener adds a missing file (or replaces one of another version),
+partial search or name read. A read-only opener adds a missing file (or replaces one of another version),
 but never rebuilds a dirty one, which a writer may be in the middle of: it searches a
 rebuild in memory instead, with a warning.
 """
@@ -211,9 +213,14 @@ class OxigraphStore(GraphStore):
             nodes.clear()
         quads_for = self._store.quads_for_pattern
         hood = Neighborhood(edges={})
+        # The edges as (source, relation, neighbour IRI, direction) first: the names of the
+        # neighbours not met before are read afterwards, in one batch (`_remember`).
+        found: list[tuple[str, list[tuple[str, str, str, str]]]] = []
+        seen: dict[str, tuple[str, str | None]] = {}  # this call's, whatever another thread clears
+        unknown: dict[str, None] = {}
         for source in ids:
             node = named_node(to_iri(source))
-            edges: list[Edge] = []
+            edges: list[tuple[str, str, str, str]] = []
             for dir_name in ("out", "in"):
                 if direction not in (dir_name, "both"):
                     continue
@@ -235,15 +242,36 @@ class OxigraphStore(GraphStore):
                             hood.truncated.add(source)
                             break
                         other_iri = other.value
-                        known = nodes.get(other_iri)
-                        if known is None:
-                            known = nodes[other_iri] = (from_iri(other_iri), self._name_of(other))
-                        edges.append(Edge(source, relation, known[0], known[1], dir_name))  # type: ignore[arg-type]
+                        if other_iri not in seen:
+                            known = nodes.get(other_iri)
+                            if known is None:
+                                unknown[other_iri] = None
+                            else:
+                                seen[other_iri] = known
+                        edges.append((source, relation, other_iri, dir_name))
                         count += 1
                     if source in hood.truncated:
                         break
-            hood.edges[source] = edges
+            found.append((source, edges))
+        if unknown:
+            seen.update(self._remember(list(unknown)))
+        for source, edges in found:
+            hood.edges[source] = [Edge(s, r, *seen[o], d) for s, r, o, d in edges]  # type: ignore[arg-type]
         return hood
+
+    def _remember(self, iris: list[str]) -> dict[str, tuple[str, str | None]]:
+        """The (id, name) of entities (IRIs), also kept in `_nodes`. From the name index's table of
+        shown names (a B-tree keyed by id, several times faster a name than the quad index),
+        where it is there; from the quads for an entity with several names, which the
+        language chooses between (`_name_of`)."""
+        ids = [from_iri(i) for i in iris]
+        index = self._name_index()
+        shown, several = index.display_names(ids)
+        for entity in several:
+            shown[entity] = self._name_of(ox.NamedNode(to_iri(entity)))
+        read = {iri: (entity, shown[entity]) for iri, entity in zip(iris, ids, strict=True)}
+        self._nodes.update(read)
+        return read
 
     def _name_of(self, node: ox.NamedNode) -> str | None:
         fallback = None
@@ -256,13 +284,12 @@ class OxigraphStore(GraphStore):
         return fallback
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
-        found = {}
-        for i in ids:
-            iri = to_iri(i)
-            if iri not in self._nodes:
-                self._nodes[iri] = (i, self._name_of(ox.NamedNode(iri)))
-            found[i] = self._nodes[iri][1]
-        return found
+        iris = [to_iri(i) for i in ids]
+        known = {iri: self._nodes.get(iri) for iri in iris}
+        missing = [iri for iri, entry in known.items() if entry is None]
+        if missing:
+            known.update(self._remember(missing))
+        return {i: known[iri][1] for i, iri in zip(ids, iris, strict=True)}  # type: ignore[index]
 
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         out: dict[str, list[tuple[str, str]]] = {}

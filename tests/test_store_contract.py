@@ -15,6 +15,7 @@ import pytest
 from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
 from kg_store import oxigraph as oxigraph_backend
 from kg_store.base import EDGES_PER_MISSING_RELATION
+from kg_store.ids import from_iri
 from kg_store.names import SIDE_FILE, NameIndex
 from kg_store.oxigraph import RELATIONS_FILE, OxigraphStore
 from tests.kg_fixture import (
@@ -415,9 +416,44 @@ def test_oxigraph_clear_empties_the_index(tmp_path: Path) -> None:
 
 
 
+def test_oxigraph_reads_names_from_the_index_and_asks_the_quads_only_for_several(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk reads a name for every new neighbour: the embedded store takes it from the
+    name index's table of shown names, keyed by id, not from the quads (a random read
+    each). An entity with several names is the quads' to choose (English first), as before."""
+    url = f"oxigraph:{tmp_path / 'kg'}"
+    store = open_store(url)
+    store.write(fixture_batch())
+    store.write(LoadBatch(triples=[Triple("m.tom", "nickname", "m.twice"), Triple("m.tom", "knows", "m.nameless")],
+                          names=[("m.twice", "First Name"), ("m.twice", "Second Name")]))
+    store.close()
+    del store
+    store = reopen(url, read_only=True)
+    quad_reads: list[str] = []
+    real_name_of = type(store)._name_of
+
+    def counted(self, node):
+        quad_reads.append(node.value)
+        return real_name_of(self, node)
+
+    monkeypatch.setattr(type(store), "_name_of", counted)
+    edges = {e.neighbor: e.neighbor_name for e in store.neighbors(["m.tom"]).edges["m.tom"]}
+    assert edges["m.usa"] == "United States of America" and edges["m.cvt1"] is None and edges["m.nameless"] is None
+    assert edges["m.twice"] in ("First Name", "Second Name")
+    assert [from_iri(i) for i in quad_reads] == ["m.twice"]  # the one with several names, alone
+    quad_reads.clear()
+    store.forget_entities()
+    assert store.names(["m.zemeckis", "m.nameless", "m.twice", "m.zemeckis"]) == {
+        "m.zemeckis": "Robert Zemeckis", "m.nameless": None, "m.twice": edges["m.twice"]}
+    assert [from_iri(i) for i in quad_reads] == ["m.twice"]
+    store.close()
+    del store
+
+
 def test_oxigraph_reads_names_again_once_told_to_forget_them() -> None:
     """The embedded store remembers the names it read; a change it did not make itself
-    (another process's write) shows only after `forget_entities`."""
+    (another process's write, to the quads and the name index) shows only after
+    `forget_entities`."""
     import pyoxigraph as ox
 
     from kg_store.ids import NAME_IRI, to_iri
@@ -428,6 +464,7 @@ def test_oxigraph_reads_names_again_once_told_to_forget_them() -> None:
     subject, predicate = ox.NamedNode(to_iri("m.a")), ox.NamedNode(NAME_IRI)
     store._store.remove(ox.Quad(subject, predicate, ox.Literal("Old name", language="en")))
     store._store.add(ox.Quad(subject, predicate, ox.Literal("New name", language="en")))
+    store._name_index().add([("m.a", "New name")])
     assert store.names(["m.a"]) == {"m.a": "Old name"}  # remembered
     store.forget_entities()
     assert store.names(["m.a"]) == {"m.a": "New name"}
