@@ -203,8 +203,8 @@ def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_
     config = PoGConfig()
     chosen = random.Random(seed).sample(range(named_entities(size)), topics)
     walks = []
-    with open_store(url, read_only=True) as store:  # side files a store lacks made now, not in a walk's time
-        store.names([f"m.0{chosen[0]:x}"])
+    with open_store(url, read_only=True) as store:  # a name index the store lacks made now (a search makes it)
+        store.search_entities("entity")
     if pages == "cold":
         drop_page_cache()
     with open_store(url, read_only=True) as store:

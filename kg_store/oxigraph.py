@@ -11,10 +11,10 @@ index (seconds at 20 million facts), which a store written before the file exist
 Partial name search reads a side index, `kg_store.names.NameIndex`: SQLite FTS5 in
 PATH/kgqa-names.sqlite (in memory for `oxigraph:`), kept in step by `write` and `clear`.
 Its table of shown names, keyed by id, also gives the neighbours' names a walk reads (one
-batched query, several times faster a name than a random read of the quads). A store
-without one (written before it existed, or by a process that died mid-write, which
-leaves it marked dirty) gets it rebuilt from its names once: by `after_load`, or at the first
-partial search or name read. A read-only opener adds a missing file (or replaces one of another version),
+batched query, several times faster a name than a random read of the quads) where the
+index is there and clean; the quads give them otherwise. A store without one (written
+before it existed, or by a process that died mid-write, which leaves it marked dirty) gets
+it rebuilt from its names once: by `after_load`, or at the first partial search. A read-only opener adds a missing file (or replaces one of another version),
 but never rebuilds a dirty one, which a writer may be in the middle of: it searches a
 rebuild in memory instead, with a warning.
 """
@@ -75,6 +75,7 @@ class OxigraphStore(GraphStore):
         self._index_lock = threading.Lock()
         self._index: NameIndex | None = None
         self._index_path = self.path / SIDE_FILE if self.path is not None else None
+        self._index_looked_for = False  # by a read-only name read (`_index_as_it_is`)
         try:
             if self._index_path is None or fresh:
                 self._index = NameIndex.create(self._index_path)
@@ -178,6 +179,21 @@ class OxigraphStore(GraphStore):
                 self._index = self._load_or_build_index()
             return self._index
 
+    def _index_as_it_is(self) -> NameIndex | None:
+        """The name index where it is loaded, or (read-only) on disk, clean and of this
+        version; never built for a name read, which the quads answer too (a build reads every
+        name: a minute at millions). Looked for on disk once."""
+        if self._index is None and self.read_only and not self._index_looked_for and self._index_path is not None:
+            with self._index_lock:
+                self._index_looked_for = True
+                if self._index is None:
+                    found = NameIndex.open(self._index_path, read_only=True)
+                    if found is not None and not found.clean:
+                        found.close()
+                        found = None
+                    self._index = found
+        return self._index
+
     def _load_or_build_index(self) -> NameIndex:
         path = self._index_path
         if not self.read_only or path is None:
@@ -262,11 +278,15 @@ class OxigraphStore(GraphStore):
     def _remember(self, iris: list[str]) -> dict[str, tuple[str, str | None]]:
         """The (id, name) of entities (IRIs), also kept in `_nodes`. From the name index's table of
         shown names (a B-tree keyed by id, several times faster a name than the quad index),
-        where it is there; from the quads for an entity with several names, which the
-        language chooses between (`_name_of`)."""
+        where the index is ready (`_index_as_it_is`); from the quads otherwise, and for an
+        entity with several names, which the language chooses between (`_name_of`)."""
         ids = [from_iri(i) for i in iris]
-        index = self._name_index()
-        shown, several = index.display_names(ids)
+        index = self._index_as_it_is()
+        if index is None:
+            shown: dict[str, str | None] = {}
+            several = ids
+        else:
+            shown, several = index.display_names(ids)
         for entity in several:
             shown[entity] = self._name_of(ox.NamedNode(to_iri(entity)))
         read = {iri: (entity, shown[entity]) for iri, entity in zip(iris, ids, strict=True)}
