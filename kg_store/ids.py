@@ -79,16 +79,26 @@ def normalize_name(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+# A prefixed name's prefix (`dbo:`, `schema:`): a namespace, no word of the relation.
+_CURIE_PREFIX = re.compile(r"^[A-Za-z][\w-]*:(?!//)")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
 def relation_words(relation: str) -> str:
     """`film.film.directed_by` -> `film directed by`: closer to how questions speak
-    (the domain prefix repeats the type and adds nothing). An IRI's local name, its camel
-    case split: `http://www.w3.org/2000/01/rdf-schema#subClassOf` -> `sub class of`."""
+    (the domain prefix repeats the type and adds nothing). An IRI's local name, or a
+    prefixed name's, its camel case split: `http://www.w3.org/2000/01/rdf-schema#subClassOf`
+    -> `sub class of`, `dbo:birthPlace` and `birthPlace` -> `birth place` (a KG's relations
+    loaded from a table keep the names its source gave them)."""
     if "://" in relation:
-        local = re.split(r"[#/]", relation.rstrip("/#"))[-1]
-        return " ".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", local).replace("_", " ").replace("-", " ").split()).lower()
-    segments = relation.replace("/", ".").split(".")
-    words = segments[-2:] if len(segments) > 2 else segments
-    return " ".join(words).replace("_", " ")
+        return _local_name_words(re.split(r"[#/]", relation.rstrip("/#"))[-1])
+    segments = _CURIE_PREFIX.sub("", relation).replace("/", ".").split(".")
+    words = " ".join(segments[-2:] if len(segments) > 2 else segments)
+    return _local_name_words(words) if _CAMEL_HUMP.search(words) else words.replace("_", " ")
+
+
+def _local_name_words(name: str) -> str:
+    return " ".join(_CAMEL_HUMP.sub(" ", name).replace("_", " ").replace("-", " ").split()).lower()
 
 
 # Relations whose tails describe their head: a vocabulary's convention rather than the

@@ -52,3 +52,25 @@ def test_a_dev_question_names_entities_of_its_kg_and_has_both_parts(path: Path, 
         gold = set(question_set.gold[question.id].answers)
         assert gold and gold <= entities and not gold & {t.id for t in question.topic_entities}, question.text
     assert {split_part(q) for q in question_set.questions} == {"tune", "report"}
+
+
+def test_a_dev_kg_with_its_relations_named_as_rdf_vocabularies_name_theirs_reads_the_same_words() -> None:
+    """`evaluate.py --relation-names prefixed-camel` renames `official_language` to
+    `ex:officialLanguage`: the agent must read the same words from either name, or a user's
+    KG in that convention ranks its paths worse (docs/without-labels.md)."""
+    import importlib.util
+
+    from agent.pog.candidates import chain_text, relation_naming_words
+
+    spec = importlib.util.spec_from_file_location("devkgs_evaluate", DEVKGS / "evaluate.py")
+    evaluate = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(evaluate)  # type: ignore[union-attr]
+    for kg in ("geo", "elements", "languages"):
+        built = (DEVKGS / kg / "kb.tsv").read_text(encoding="utf-8")
+        renamed = evaluate.renamed_relations(built)
+        pairs = {(a.split("\t")[1], b.split("\t")[1]) for a, b in zip(built.splitlines(), renamed.splitlines(), strict=True)}
+        assert any("_" in old for old, _ in pairs)
+        for old, new in pairs:
+            assert new.startswith("ex:") and "_" not in new
+            assert relation_naming_words(new) == relation_naming_words(old), (old, new)
+            assert chain_text([(new, True), (new, False)]) == chain_text([(old, True), (old, False)])

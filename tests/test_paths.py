@@ -194,6 +194,12 @@ def test_a_relation_reads_as_words_freebase_or_any_rdf() -> None:
     assert relation_words("http://www.w3.org/2000/01/rdf-schema#subClassOf") == "sub class of"
     assert relation_words("https://schema.org/isPartOf") == "is part of"
     assert relation_words("http://xmlns.com/foaf/0.1/based_near") == "based near"
+    # Loaded from a table, a relation keeps the name its source gave it: a prefixed name's
+    # prefix is no word of it, and camel case splits as an IRI's does.
+    assert relation_words("dbo:birthPlace") == relation_words("birthPlace") == "birth place"
+    assert relation_words("schema:author") == "author"
+    assert relation_words("hasCapital") == "has capital"
+    assert relation_words("has_tags") == "has tags" and relation_words("capital_of") == "capital of"
 
 
 def test_a_join_to_a_topic_that_is_no_hub_is_read_from_the_topic_s_own_edges() -> None:

@@ -55,10 +55,34 @@ def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
         return args.metaqa_store
     if kg in ("freebase", "freebase-possessive"):
         return args.freebase_store
-    url = f"oxigraph:{stores / kg}"
-    if not (stores / kg).exists():
-        kgqa("load", "-f", "tsv", str(HERE / kg / "kb.tsv"), "--store", url)
+    name = store_name(kg, args.relation_names)
+    url = f"oxigraph:{stores / name}"
+    if not (stores / name).exists():
+        facts = HERE / kg / "kb.tsv"
+        if args.relation_names == "prefixed-camel":
+            facts = stores / f"{name}.tsv"
+            facts.write_text(renamed_relations((HERE / kg / "kb.tsv").read_text(encoding="utf-8")), encoding="utf-8")
+        kgqa("load", "-f", "tsv", str(facts), "--store", url)
     return url
+
+
+def store_name(kg: str, relation_names: str) -> str:
+    return kg if relation_names == "as-built" else f"{kg}-{relation_names}"
+
+
+def renamed_relations(tsv: str) -> str:
+    """The facts with each relation named as RDF vocabularies name theirs, a prefix and camel
+    case (`official_language` -> `ex:officialLanguage`): a KG loaded from a table keeps the
+    names its source gave its relations."""
+    def camel(relation: str) -> str:
+        first, *rest = relation.split("_")
+        return "ex:" + first + "".join(w[:1].upper() + w[1:] for w in rest)
+
+    lines = []
+    for line in tsv.splitlines():
+        head, relation, tail = line.split("\t")
+        lines.append(f"{head}\t{camel(relation)}\t{tail}")
+    return "\n".join(lines) + "\n"
 
 
 def memory_of(kg: str, store: str, stores: Path) -> Path:
@@ -81,6 +105,9 @@ def main() -> None:
     parser.add_argument("--kgs", nargs="+", default=list(DEV_KGS), choices=[*DEV_KGS, *BENCHMARKS])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     parser.add_argument("--runs", nargs="+", default=["pog-nomem", "pog-synth"], choices=list(RUNS))
+    parser.add_argument("--relation-names", choices=("as-built", "prefixed-camel"), default="as-built",
+                        help="geo, elements and languages with their relations as built (`official_language`), or renamed as RDF "
+                             "vocabularies name theirs (`ex:officialLanguage`); the other sets keep theirs.")
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -92,7 +119,8 @@ def main() -> None:
                 continue
             questions, fmt = SETS[kg][kind]
             for run in args.runs:
-                extra = [str(memory_of(kg, store, args.stores)) if a == "{memory}" else a for a in RUNS[run]]
+                memory_name = store_name(kg, args.relation_names) if kg in ("geo", "elements", "languages") else kg
+                extra = [str(memory_of(memory_name, store, args.stores)) if a == "{memory}" else a for a in RUNS[run]]
                 out = args.out / f"{kg}-{kind}-{run}.jsonl"
                 summary = json.loads(kgqa("eval", "--questions", str(questions), "-f", fmt, "--store", store,
                                           "--part", args.part, "--sample", str(args.sample), "--out", str(out),
