@@ -14,9 +14,10 @@ Its table of shown names, keyed by id, also gives the neighbours' names a walk r
 batched query, several times faster a name than a random read of the quads) where the
 index is there and clean; the quads give them otherwise. A store without one (written
 before it existed, or by a process that died mid-write, which leaves it marked dirty) gets
-it rebuilt from its names once: by `after_load`, or at the first partial search. A read-only opener adds a missing file (or replaces one of another version),
-but never rebuilds a dirty one, which a writer may be in the middle of: it searches a
-rebuild in memory instead, with a warning.
+it rebuilt from its names once: by `after_load`, or at the first partial search. A
+read-only opener adds a missing file (or replaces one of another version), but never
+rebuilds a dirty one, which a writer may be in the middle of: it searches a rebuild in
+memory instead, with a warning.
 """
 
 from __future__ import annotations

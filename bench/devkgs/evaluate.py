@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data"
 DEV_KGS = ("geo", "elements", "languages", "metaqa-possessive", "freebase-possessive")
+OWN_FACTS = ("geo", "elements", "languages")  # the KGs with facts of their own (kb.tsv)
 BENCHMARKS = ("metaqa", "freebase")
 # Each KG's question sets: kind -> (file, format).
 SETS = {
@@ -119,7 +120,7 @@ def main() -> None:
                 continue
             questions, fmt = SETS[kg][kind]
             for run in args.runs:
-                memory_name = store_name(kg, args.relation_names) if kg in ("geo", "elements", "languages") else kg
+                memory_name = store_name(kg, args.relation_names) if kg in OWN_FACTS else kg
                 extra = [str(memory_of(memory_name, store, args.stores)) if a == "{memory}" else a for a in RUNS[run]]
                 out = args.out / f"{kg}-{kind}-{run}.jsonl"
                 summary = json.loads(kgqa("eval", "--questions", str(questions), "-f", fmt, "--store", store,
