@@ -200,6 +200,10 @@ def test_a_relation_reads_as_words_freebase_or_any_rdf() -> None:
     assert relation_words("schema:author") == "author"
     assert relation_words("hasCapital") == "has capital"
     assert relation_words("has_tags") == "has tags" and relation_words("capital_of") == "capital of"
+    from agent.pog.candidates import relation_naming_words
+
+    # Neo4j's convention for relationship types, and Pascal case: the same naming words.
+    assert relation_naming_words("HOME_COUNTRY") == relation_naming_words("HomeCountry") == ["home", "country"]
 
 
 def test_a_join_to_a_topic_that_is_no_hub_is_read_from_the_topic_s_own_edges() -> None:
