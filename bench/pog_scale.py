@@ -203,7 +203,9 @@ def walk_topics(url: str, size: int, topics: int, depth: int, seed: int, shared_
     config = PoGConfig()
     chosen = random.Random(seed).sample(range(named_entities(size)), topics)
     walks = []
-    with open_store(url, read_only=True) as store:  # a name index the store lacks made now (a search makes it)
+    # A name index the store lacks is made now (a search makes it), not in a walk's time; the
+    # store is opened again after it, so that `cold` finds nothing of it in this process either.
+    with open_store(url, read_only=True) as store:
         store.search_entities("entity")
     if pages == "cold":
         drop_page_cache()

@@ -94,6 +94,8 @@ def relation_words(relation: str) -> str:
         return _local_name_words(re.split(r"[#/]", relation.rstrip("/#"))[-1])
     segments = _CURIE_PREFIX.sub("", relation).replace("/", ".").split(".")
     words = " ".join(segments[-2:] if len(segments) > 2 else segments)
+    # Without camel case, as before: underscores only, case and hyphens kept (Freebase's and
+    # MetaQA's names read exactly as they did, and with them every memory and ranking).
     return _local_name_words(words) if _CAMEL_HUMP.search(words) else words.replace("_", " ")
 
 
