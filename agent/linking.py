@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from agent.embeddings import Embedder
 from kg_store import GraphStore
 from kg_store.ids import normalize_name, relation_words
+from kg_store.model import value_node
 from kg_store.paths import NeighborCache
 
 _BRACKETED = re.compile(r"\[([^\[\]]+)\]")
@@ -40,8 +41,9 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
         unknown = [t.name or t.id for t in given if not edges.get(t.id)]
         if not unknown:
             return known, {}
-        linked, candidates = link_entities(store, embedder, unknown)
-        return _unique(known + linked), candidates
+        values = held_values(store, neighbours, unknown)
+        linked, candidates = link_entities(store, embedder, [m for m in unknown if m not in values])
+        return _unique(known + list(values.values()) + linked), candidates
     topics, candidates = link_entities(store, embedder, _BRACKETED.findall(question))
     if topics:
         return topics, candidates
@@ -56,6 +58,19 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     if not topics:  # the model named nothing the store knows: try the question's capitalised names
         topics, candidates = link_entities(store, embedder, capitalised_spans(question))
     return topics, candidates
+
+
+def held_values(store: GraphStore, neighbours: NeighborCache, mentions: Sequence[str]) -> dict[str, Entity]:
+    """The mentions that no entity is named but some entities hold as a literal value (an
+    element's symbol "Ta", its atomic number "52" in an RDF graph), as value nodes: the
+    walk starts there, at the entities holding it. Only where the walk reads values."""
+    if not neighbours.values:
+        return {}
+    nodes = {mention: value_node(mention) for mention in mentions if mention.strip()}
+    edges, _ = neighbours.neighbors(list(nodes.values()))
+    return {mention: Entity(id=node, name=mention) for mention, node in nodes.items()
+            if edges.get(node) and not any(m.match in ("exact", "normalized")
+                                           for m in store.search_entities(mention, limit=3, partial=False))}
 
 
 _QUESTION_WORDS = {"who", "what", "which", "where", "when", "why", "how", "whose", "whom", "name", "list", "is", "are",

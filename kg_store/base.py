@@ -15,7 +15,19 @@ from typing import Literal, Self
 
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import check_id, normalize_name
-from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, Subgraph, Triple
+from kg_store.model import (
+    Direction,
+    Edge,
+    EntityMatch,
+    LoadBatch,
+    Neighborhood,
+    StoreStats,
+    Subgraph,
+    Triple,
+    is_value_node,
+    value_node,
+    value_of,
+)
 from kg_store.names import partial_kind, query_tokens
 
 DirectionFilter = Literal["out", "in", "both"]
@@ -161,6 +173,7 @@ class GraphStore(ABC):
         relations: Collection[str] | None = None,
         limit_per_entity: int | None = None,
         every_relation: bool = False,
+        values: bool = False,
     ) -> Neighborhood:
         """Neighbours of many entities; one round trip per `batch_size` ids.
 
@@ -172,24 +185,77 @@ class GraphStore(ABC):
         keeps the store's first edges, often all of one relation (the United States' first
         100 in FB15k-237 are its second-level divisions), and a rare relation a question
         asks about (its form of government) would not be walkable at all.
+
+        `values`: each entity's literal attributes (names aside) come too, as out-edges to
+        value nodes (`kg_store.model.value_node`), named by the literal: "when was X born"
+        ends at a date an RDF graph keeps as a literal. At most `limit_per_entity` of them
+        an entity, apart from its edges' cap. A value node among `ids` gets the entities
+        that hold its value, by any relation, as in-edges ("the element with symbol Ta"
+        starts at the value "Ta"); without `values` a value node is an invalid id.
         """
-        unique = list(dict.fromkeys(check_id(i) for i in ids))
+        requested = list(dict.fromkeys(ids))
+        held = [i for i in requested if values and isinstance(i, str) and is_value_node(i)]
+        unique = [check_id(i) for i in requested if i not in held]
         for rel in relations or ():
             check_id(rel)
         if limit_per_entity is not None and limit_per_entity < 1:
             raise ValueError("limit_per_entity must be at least 1")
-        result = Neighborhood(edges={i: [] for i in unique})
+        result = Neighborhood(edges={i: [] for i in requested})
+        if held and direction != "out":
+            self._add_holders(result, held, relations, limit_per_entity)
         for start in range(0, len(unique), self.batch_size):
-            part = self._neighbors(unique[start : start + self.batch_size], direction, relations, limit_per_entity)
+            batch = unique[start : start + self.batch_size]
+            part = self._neighbors(batch, direction, relations, limit_per_entity)
             result.truncated |= part.truncated
+            if values and direction != "in":
+                read = dict(part.values or {})
+                unread = [i for i in batch if i not in read]  # not seen by the edges' read
+                if unread:
+                    read.update(self._value_edges(unread, relations))
+                for source, edges in read.items():
+                    part.edges.setdefault(source, []).extend(edges[:limit_per_entity])
             for source, edges in part.edges.items():
                 result.edges[source].extend(e for e in edges if not e.relation.startswith(self.schema_prefixes))
         if every_relation and limit_per_entity is not None and result.truncated and relations is None:
             self._add_missing_relations(result, direction)
         return result
 
+    def _add_holders(self, result: Neighborhood, nodes: Sequence[str], relations: Collection[str] | None,
+                     limit: int | None) -> None:
+        """The entities holding each value node's value, as its in-edges; capped as a hub's."""
+        wanted = set(relations) if relations else None
+        for node in nodes:
+            pairs = [(relation, entity) for relation, entity in dict.fromkeys(self._holders(value_of(node), limit))
+                     if (wanted is None or relation in wanted) and not relation.startswith(self.schema_prefixes)]
+            if limit is not None and len(pairs) > limit:
+                pairs = pairs[:limit]
+                result.truncated.add(node)
+            names = self.names(sorted({entity for _, entity in pairs}))
+            result.edges[node] = [Edge(node, relation, entity, names.get(entity), "in") for relation, entity in pairs]
+
+    def _holders(self, value: str, limit: int | None) -> Iterable[tuple[str, str]]:
+        """(relation, entity) of the literal attributes whose value is `value` (whatever its
+        datatype or language), names aside; more than `limit` only where it is no cost."""
+        raise NotImplementedError(f"{type(self).__name__} cannot read the holders of a value")
+
+    def _value_edges(self, ids: Sequence[str], relations: Collection[str] | None) -> dict[str, list[Edge]]:
+        """Each entity's literal attributes as edges to value nodes, for a backend whose edge
+        reads do not see them: one `attributes` read, where the store holds any."""
+        if not self._holds_values():
+            return {}
+        wanted = set(relations) if relations else None
+        return {source: [Edge(source, relation, value_node(value), value, "out")
+                         for relation, value in dict.fromkeys(attributes)
+                         if value.strip() and (wanted is None or relation in wanted)]
+                for source, attributes in self.attributes(ids).items()}
+
+    def _holds_values(self) -> bool:
+        """Whether the store holds any literal attribute; a backend that can tell cheaply says
+        so, and a value read is then skipped for a KG without any (a table's facts)."""
+        return True
+
     def _add_missing_relations(self, result: Neighborhood, direction: DirectionFilter) -> None:
-        capped = sorted(result.truncated)
+        capped = sorted(e for e in result.truncated if not is_value_node(e))  # a value's holders have no fill
         present = {entity: {e.relation for e in result.edges[entity]} for entity in capped}
         facts: dict[tuple[str, str], int] = {}  # (hub, relation its capped edges lack) -> its facts of it
         for start in range(0, len(capped), self.batch_size):

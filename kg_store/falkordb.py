@@ -115,7 +115,8 @@ class FalkorDBStore(Neo4jStore):
             for row in self._run("CALL db.indexes() YIELD label, properties RETURN label, properties")
             for prop in row["properties"]
         }
-        for label, prop in (("Entity", "id"), ("Entity", "name"), ("Entity", "name_norm"), ("Literal", "key")):
+        for label, prop in (("Entity", "id"), ("Entity", "name"), ("Entity", "name_norm"), ("Literal", "key"),
+                            ("Literal", "value")):
             if (label, prop) not in existing:
                 self._run(f"CREATE INDEX FOR (x:{label}) ON (x.{prop})", write=True)
         text_indexed = any(

@@ -31,6 +31,7 @@ class MemoryStore(GraphStore):
         self._by_token: dict[str, set[str]] = defaultdict(set)
         self._sorted_tokens: list[str] | None = None
         self._attrs: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
+        self._held: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)  # value -> (relation, subject)
 
     def write(self, batch: LoadBatch) -> None:
         for t in batch.triples:
@@ -49,6 +50,7 @@ class MemoryStore(GraphStore):
                         self._sorted_tokens = None
         for a in batch.attributes:
             self._attrs[check_id(a.subject)][(a.relation, a.value)] = None
+            self._held[a.value][(a.relation, a.subject)] = None
 
     def _neighbors(
         self,
@@ -81,6 +83,12 @@ class MemoryStore(GraphStore):
 
     def attributes(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         return {i: list(self._attrs.get(check_id(i), ())) for i in ids}
+
+    def _holders(self, value: str, limit: int | None) -> list[tuple[str, str]]:
+        return list(self._held.get(value, ()))
+
+    def _holds_values(self) -> bool:
+        return bool(self._attrs)
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         hits = [EntityMatch.of(e, text, "exact") for e in self._by_name.get(text, ())]

@@ -8,6 +8,24 @@ from typing import Literal, NamedTuple
 
 Direction = Literal["out", "in"]
 UNNAMED = "Unnamed Entity"  # PoG's label for nodes without a name (Freebase CVTs)
+# A literal value reached as a neighbour (`GraphStore.neighbors(values=True)`) is a node whose
+# id is this mark and the value: ids of entities cannot hold control characters
+# (`kg_store.ids.check_id`), so no entity's id is a value's, and no store is asked about one.
+VALUE_MARK = "\x1f"
+
+
+def value_node(value: str) -> str:
+    """The id of the node for a literal value: one node per value, as in RDF."""
+    return VALUE_MARK + value
+
+
+def is_value_node(node: str) -> bool:
+    return node.startswith(VALUE_MARK)
+
+
+def value_of(node: str) -> str:
+    """The literal a value node stands for (`value_node`'s inverse)."""
+    return node[len(VALUE_MARK):]
 
 
 class Edge(NamedTuple):  # a tuple: walks build hundreds of thousands
@@ -46,6 +64,9 @@ class Neighborhood:
     edges: dict[str, list[Edge]]
     # Entities whose edges were cut at the per-entity cap (hub nodes).
     truncated: set[str] = field(default_factory=set)
+    # The literal values (as out-edges to value nodes) a backend met while reading the edges
+    # (the embedded store's scan sees them); None where it did not look.
+    values: dict[str, list[Edge]] | None = None
 
     def all_edges(self) -> list[Edge]:
         return [e for es in self.edges.values() for e in es]

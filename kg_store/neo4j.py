@@ -71,6 +71,7 @@ class Neo4jStore(GraphStore):
         super().__init__(url, **kwargs)
         self.uri, self.database = bolt_target(url)[0], database
         self._driver = driver
+        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write of some)
         self._ensure_indexes()
 
     # ---- transport ---------------------------------------------------------------------
@@ -97,6 +98,7 @@ class Neo4jStore(GraphStore):
             "CREATE INDEX kgqa_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)",
             "CREATE INDEX kgqa_entity_name_norm IF NOT EXISTS FOR (e:Entity) ON (e.name_norm)",
             "CREATE CONSTRAINT kgqa_literal_key IF NOT EXISTS FOR (l:Literal) REQUIRE l.key IS UNIQUE",
+            "CREATE INDEX kgqa_literal_value IF NOT EXISTS FOR (l:Literal) ON (l.value)",  # a value topic's holders
             (f"CREATE FULLTEXT INDEX {NAME_TEXT_INDEX} IF NOT EXISTS FOR (e:Entity) ON EACH [e.name_norm] "
              "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}"),
         ):
@@ -107,6 +109,7 @@ class Neo4jStore(GraphStore):
 
     # ---- writes ------------------------------------------------------------------------
     def clear(self) -> None:
+        self._values = None
         while self._run("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c", write=True)[0]["c"]:
             pass
 
@@ -129,6 +132,8 @@ class Neo4jStore(GraphStore):
             for chunk in self._chunks(rows):
                 self._run(query, write=True, rows=chunk)
         literals: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+        if batch.attributes:
+            self._values = None
         for a in batch.attributes:
             literals[a.relation].append({"s": check_id(a.subject), "key": a.key, "value": a.value,
                                          "lang": a.lang, "datatype": a.datatype})
@@ -210,6 +215,17 @@ class Neo4jStore(GraphStore):
         for row in rows:
             found[row["id"]].append((row["rel"], row["value"]))
         return found
+
+    def _holders(self, value: str, limit: int | None) -> list[tuple[str, str]]:
+        bound = "LIMIT $limit" if limit is not None else ""
+        rows = self._run(f"MATCH (e:Entity)-[r]->(l:Literal) WHERE l.value = $value RETURN type(r) AS rel, e.id AS id {bound}",
+                         value=value, **({"limit": limit + 1} if limit is not None else {}))
+        return [(row["rel"], row["id"]) for row in rows]
+
+    def _holds_values(self) -> bool:
+        if self._values is None:
+            self._values = bool(self._run("MATCH (l:Literal) RETURN 1 AS one LIMIT 1"))
+        return self._values
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         rows = self._run(

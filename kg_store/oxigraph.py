@@ -22,6 +22,7 @@ memory instead, with a warning.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -36,7 +37,7 @@ from kg_store import sparql_text
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
-from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, value_node
 from kg_store.names import SIDE_FILE, NameIndex
 
 _NAME = ox.NamedNode(NAME_IRI)
@@ -93,6 +94,7 @@ class OxigraphStore(GraphStore):
         self._nodes: dict[str, tuple[str, str | None]] = {}
         self._nodes_cap = 500_000
         self._relation_ids: dict[str, str] = {}  # predicate IRI -> relation id
+        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write)
         # The predicate IRIs the store holds (internal ones aside), once known; the side file
         # keeps them between runs. A new store starts with none.
         self._predicates_path = self.path / RELATIONS_FILE if self.path is not None else None
@@ -124,6 +126,7 @@ class OxigraphStore(GraphStore):
     def clear(self) -> None:
         self._store.clear()
         self._nodes.clear()
+        self._values = None
         self._keep_predicates(set())
         with self._index_lock:
             if self._index is None and self._index_path is not None:
@@ -146,6 +149,8 @@ class OxigraphStore(GraphStore):
             if not data:
                 return
             self._nodes.clear()
+            if batch.attributes:
+                self._values = None
             known = self._known_predicates()
             if known is not None and not predicates <= known:
                 self._keep_predicates(known | predicates)  # listed before they are written: never missing
@@ -229,7 +234,8 @@ class OxigraphStore(GraphStore):
         if len(nodes) > self._nodes_cap:
             nodes.clear()
         quads_for = self._store.quads_for_pattern
-        hood = Neighborhood(edges={})
+        hood = Neighborhood(edges={}, values={} if direction != "in" else None)
+        literal = ox.Literal
         # The edges as (source, relation, neighbour IRI, direction) first: the names of the
         # neighbours not met before are read afterwards, in one batch (`_remember`).
         found: list[tuple[str, list[tuple[str, str, str, str]]]] = []
@@ -238,6 +244,7 @@ class OxigraphStore(GraphStore):
         for source in ids:
             node = named_node(to_iri(source))
             edges: list[tuple[str, str, str, str]] = []
+            values: list[Edge] = []  # the literals the out-scan passes (`neighbors(values=True)`)
             for dir_name in ("out", "in"):
                 if direction not in (dir_name, "both"):
                     continue
@@ -248,6 +255,11 @@ class OxigraphStore(GraphStore):
                         other = quad.object if dir_name == "out" else quad.subject
                         # Names, normalised names and attributes are literals: not neighbours.
                         if type(other) is not named_node:
+                            if type(other) is literal and dir_name == "out":
+                                predicate = quad.predicate.value
+                                if predicate != NAME_IRI and not is_internal_iri(predicate) and other.value.strip():
+                                    relation = relation_ids.get(predicate) or relation_ids.setdefault(predicate, from_iri(predicate))
+                                    values.append(Edge(source, relation, value_node(other.value), other.value, "out"))
                             continue
                         predicate = quad.predicate.value
                         relation = relation_ids.get(predicate)
@@ -269,6 +281,8 @@ class OxigraphStore(GraphStore):
                         count += 1
                     if source in hood.truncated:
                         break
+                if dir_name == "out" and hood.values is not None and source not in hood.truncated:
+                    hood.values[source] = values  # a capped scan stopped early: its values are read apart
             found.append((source, edges))
         if unknown:
             seen.update(self._remember(list(unknown)))
@@ -322,6 +336,31 @@ class OxigraphStore(GraphStore):
                     rows.append((from_iri(p), quad.object.value))
             out[i] = rows
         return out
+
+    def _holders(self, value: str, limit: int | None) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        for lang, datatype in sparql_text.value_forms(value):
+            term = ox.Literal(value, language=lang) if lang else ox.Literal(
+                value, datatype=ox.NamedNode(datatype)) if datatype else ox.Literal(value)
+            for quad in self._store.quads_for_pattern(None, None, term, _DEFAULT):
+                predicate = quad.predicate.value
+                if predicate not in (NAME_IRI, NORM_NAME_IRI) and isinstance(quad.subject, ox.NamedNode):
+                    found.append((from_iri(predicate), from_iri(quad.subject.value)))
+                    if limit is not None and len(found) > limit:
+                        return found
+        return found
+
+    def _holds_values(self) -> bool:
+        """Whether some relation's first facts hold a literal: a look at the start of each
+        relation's range, where a scan for any literal would read every fact of a KG without
+        one. (Only a capped hub's values need it: the edges' scan sees the others'.)"""
+        if self._values is None:
+            quads_for = self._store.quads_for_pattern
+            self._values = any(
+                isinstance(quad.object, ox.Literal)
+                for predicate in sorted(self._predicate_iris() - {NAME_IRI})
+                for quad in itertools.islice(quads_for(None, ox.NamedNode(predicate), None, _DEFAULT), 20))
+        return self._values
 
     def _select(self, query: str) -> list[ox.QuerySolution]:
         return list(self._store.query(query))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kg_store.base import GraphStore
-from kg_store.model import UNNAMED, Edge
+from kg_store.model import UNNAMED, Edge, is_value_node, value_of
 
 
 class Step(NamedTuple):  # a tuple: walks hash hundreds of thousands of chains
@@ -96,9 +96,10 @@ class NeighborCache:
     """
 
     def __init__(self, store: GraphStore, *, limit_per_entity: int | None = 100, max_entities: int = 200_000,
-                 every_relation: bool = False) -> None:
+                 every_relation: bool = False, values: bool = False) -> None:
         self.store, self.limit_per_entity, self.max_entities = store, limit_per_entity, max_entities
         self.every_relation = every_relation  # a capped hub keeps a few edges of each relation (GraphStore.neighbors)
+        self.values = values  # literal attributes as edges to value nodes, which have none (GraphStore.neighbors)
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
@@ -106,12 +107,14 @@ class NeighborCache:
         self.store_reads = 0  # entities fetched from the store (cache misses)
 
     def neighbors(self, ids: Sequence[str]) -> tuple[dict[str, list[Edge]], set[str]]:
-        """(edges of each id, the ids whose edges were capped as hubs)."""
+        """(edges of each id, the ids whose edges were capped as hubs). A value node's edges
+        are the entities holding its value where the cache reads values, else none (and the
+        store is not asked)."""
         with self._lock:
-            missing = [i for i in dict.fromkeys(ids) if i not in self._edges]
+            missing = [i for i in dict.fromkeys(ids) if i not in self._edges and (self.values or not is_value_node(i))]
         if missing:
             hood = self.store.neighbors(missing, limit_per_entity=self.limit_per_entity,
-                                        every_relation=self.every_relation)
+                                        every_relation=self.every_relation, values=self.values)
             with self._lock:
                 self.store_reads += len(missing)
                 for entity in missing:
@@ -133,8 +136,9 @@ class NeighborCache:
         return self.store.reached_twice(step.relation, step.forward)
 
     def names(self, ids: Sequence[str]) -> dict[str, str | None]:
+        """Each entity's name; a value node's is its value."""
         with self._lock:
-            missing = [i for i in dict.fromkeys(ids) if i not in self._names]
+            missing = [i for i in dict.fromkeys(ids) if i not in self._names and not is_value_node(i)]
         if missing:
             found = self.store.names(missing)
             with self._lock:
@@ -142,7 +146,7 @@ class NeighborCache:
                 while len(self._names) > self.max_entities:
                     self._names.popitem(last=False)
         with self._lock:
-            return {i: self._names.get(i) for i in ids}
+            return {i: value_of(i) if is_value_node(i) else self._names.get(i) for i in ids}
 
 
 # Picks the groups of one hop worth extending, given the names seen so far.
@@ -200,7 +204,10 @@ def _step(
     source: NeighborCache, groups: list[PathGroup], exploration: Exploration, max_frontier: int, seen: set[str]
 ) -> list[PathGroup]:
     """Every group extended by one edge, new groups keyed by (seed, chain + step)."""
-    frontier = list(dict.fromkeys(e for g in groups for e in (g.hops[-1] if g.hops else [g.seed])))
+    # A walk may start at a value (a topic "with symbol Ta"), never pass through one: a value
+    # reached is a leaf (a common one, a year, would join everything that has it).
+    frontier = list(dict.fromkeys(e for g in groups for e in (
+        [x for x in g.hops[-1] if not is_value_node(x)] if g.hops else [g.seed])))
     if len(frontier) > max_frontier:
         frontier, exploration.truncated = frontier[:max_frontier], True
     if not frontier:
@@ -211,6 +218,8 @@ def _step(
     names = exploration.names
     following: list[PathGroup] = []
     for group in groups:
+        if group.hops and all(is_value_node(e) for e in group.hops[-1]):
+            continue  # a value reached ends the path
         last = group.chain[-1] if group.chain else None
         # Walking back along the edge just taken reaches the siblings of where it came from,
         # that entity included: "the elements discovered by the discoverer of Tl's element"
@@ -405,7 +414,7 @@ def _adjacent_seeds(source: NeighborCache, entities: Sequence[str], seeds: set[s
     far = set()
     bound = len(entities) * (source.limit_per_entity or 0)
     for hub in sorted(seeds & capped):
-        whole = source.store.neighbors([hub], limit_per_entity=max(bound, 1))
+        whole = source.store.neighbors([hub], limit_per_entity=max(bound, 1), values=source.values)
         if hub in whole.truncated:
             far.add(hub)
         else:

@@ -129,6 +129,7 @@ class SparqlStore(GraphStore):
         # Free-text index of the names: None until probed (again after each write).
         self._text_index: bool | None = None
         self._text_rule: bool | None = None  # whether this store could add the index rule (None: not tried)
+        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write of some)
         self._warned_scan = False
 
     def close(self) -> None:
@@ -217,7 +218,7 @@ class SparqlStore(GraphStore):
         # DROP rather than CLEAR: after CLEAR GRAPH, Virtuoso's queries FROM that graph run
         # ~20x slower once it is filled again (measured: 3 ms -> 60 ms per lookup).
         self._update(f"DROP SILENT GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
-        self._text_index = None
+        self._text_index = self._values = None
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
@@ -240,6 +241,8 @@ class SparqlStore(GraphStore):
                     self._update(f"INSERT DATA {{ {body} }}")
             if batch.names:
                 self._update_text_index()
+            if batch.attributes:
+                self._values = None
 
         return send
 
@@ -327,6 +330,15 @@ class SparqlStore(GraphStore):
         for row in self._select(sparql_text.attributes_query(ids)):
             found[from_iri(row["s"]["value"])].append((from_iri(row["r"]["value"]), row["v"]["value"]))
         return found
+
+    def _holders(self, value: str, limit: int | None) -> list[tuple[str, str]]:
+        rows = self._select_values(sparql_text.holders_query(value, None if limit is None else limit + 1))
+        return [(from_iri(row["r"]), from_iri(row["s"])) for row in rows]
+
+    def _holds_values(self) -> bool:
+        if self._values is None:
+            self._values = bool(self._select(sparql_text.any_attribute_query()))
+        return self._values
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))

@@ -159,6 +159,42 @@ def attributes_query(ids: Sequence[str]) -> str:
     )
 
 
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_ZONE = r"(Z|[+-]\d\d:\d\d)?"
+_YEAR, _MONTH, _DAY = r"-?\d{4,}", r"(0[1-9]|1[0-2])", r"(0[1-9]|[12]\d|3[01])"
+_INTEGER, _DECIMAL = r"[+-]?\d+", r"[+-]?(\d+(\.\d*)?|\.\d+)"
+# The datatypes a value is looked for with, besides a plain and an English literal (a
+# literal's term is its text and its datatype, and a question gives only the text), each
+# with its lexical form: a server may refuse a typed literal its datatype cannot read.
+VALUE_DATATYPES = {_XSD + name: re.compile(form) for name, form in (
+    ("integer", _INTEGER), ("int", _INTEGER), ("long", _INTEGER), ("nonNegativeInteger", r"\+?\d+"),
+    ("positiveInteger", r"\+?0*[1-9]\d*"), ("decimal", _DECIMAL), ("double", _DECIMAL + r"([eE][+-]?\d+)?"),
+    ("float", _DECIMAL + r"([eE][+-]?\d+)?"), ("gYear", _YEAR + _ZONE), ("gYearMonth", f"{_YEAR}-{_MONTH}{_ZONE}"),
+    ("date", f"{_YEAR}-{_MONTH}-{_DAY}{_ZONE}"),
+    ("dateTime", f"{_YEAR}-{_MONTH}-{_DAY}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?{_ZONE}"),
+    ("boolean", r"true|false|1|0"))}
+
+
+def value_forms(value: str) -> list[tuple[str | None, str | None]]:
+    """The (language, datatype) forms a literal with this text may be stored in."""
+    typed = [(None, datatype) for datatype, form in VALUE_DATATYPES.items() if form.fullmatch(value)]
+    return [(None, None), ("en", None), *typed]
+
+
+def holders_query(value: str, limit: int | None) -> str:
+    """The (relation, entity) of the literal attributes holding `value`, in any of its forms."""
+    forms = " ".join(literal(value, lang, datatype) for lang, datatype in value_forms(value))
+    bound = f" LIMIT {int(limit)}" if limit is not None else ""
+    return (f"SELECT ?r ?s WHERE {{ VALUES ?v {{ {forms} }} ?s ?r ?v . FILTER(isIRI(?s) && ?r != {iri_ref(NAME_IRI)} "
+            f"&& ?r != {iri_ref(NORM_NAME_IRI)}) }}{bound}")
+
+
+def any_attribute_query() -> str:
+    """One literal attribute, if the store holds any (names aside)."""
+    return (f"SELECT ?s WHERE {{ ?s ?r ?v . FILTER(isLiteral(?v) && ?r != {iri_ref(NAME_IRI)} "
+            f"&& ?r != {iri_ref(NORM_NAME_IRI)}) }} LIMIT 1")
+
+
 def entity_match(entity_iri: str, name: str, kind: str) -> EntityMatch:
     return EntityMatch.of(from_iri(entity_iri), name, kind)  # type: ignore[arg-type]
 

@@ -9,6 +9,7 @@ from rich.console import Console
 from agent.chat.references import resolve_references
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
+from kg_store.model import value_node
 from kgqa.cli.chat import ChatSession
 from kgqa.settings import Settings
 from tests.chat_fixture import film_chat, film_chat_model
@@ -38,6 +39,14 @@ def test_a_reference_resolves_to_an_entity_of_the_previous_turn(previous, messag
     resolution = resolve_references(message, [previous])
     assert resolution.question == question
     assert [t["id"] for t in resolution.topics] == [topic]
+
+
+def test_a_literal_answer_is_no_referent_the_topic_is() -> None:
+    # "when was Big released" answered by a literal year: "it" is still the film
+    released = {"resolved": "when was Big released", "topics": [BIG],
+                "answer_entities": [{"id": value_node("1988"), "name": "1988"}]}
+    resolution = resolve_references("who directed it?", [released])
+    assert resolution.question == "who directed Big?" and [t["id"] for t in resolution.topics] == ["Big"]
 
 
 def test_an_elliptical_follow_up_reuses_the_previous_question() -> None:

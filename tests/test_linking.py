@@ -163,3 +163,16 @@ def test_a_question_naming_two_topics_is_answered_where_their_paths_meet() -> No
     state = run_question(context, "which films did Tom Hanks make with Kevin Bacon", [])
     assert [t.id for t in state["topics"]] == ["Tom Hanks", "Kevin Bacon"]
     assert state["answers"] == ["Apollo 13"] and state["answer_path"].joins
+
+
+def test_a_given_name_no_entity_has_but_entities_hold_as_a_value_is_that_value() -> None:
+    from agent.linking import held_values
+    from kg_store import Attribute
+    from kg_store.model import value_node
+    from kg_store.paths import NeighborCache
+
+    store = store_of({"el73": "Tantalum", "e2": "In"})
+    store.write(LoadBatch(attributes=[Attribute("el73", "symbol", "Ta"), Attribute("el49", "symbol", "In")]))
+    found = held_values(store, NeighborCache(store, values=True), ["Ta", "In", "Xx"])
+    assert {m: e.id for m, e in found.items()} == {"Ta": value_node("Ta")}  # "In" names an entity: linked by name
+    assert held_values(store, NeighborCache(store), ["Ta"]) == {}  # a walk without values has no value topics

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from kg_store import LoadBatch, Triple
+from kg_store import Attribute, LoadBatch, Triple
 from kg_store.memory import MemoryStore
+from kg_store.model import is_value_node, value_node
 from kg_store.paths import NeighborCache, Step, _adjacent_seeds, explore, join_topics
 from tests.pog_fixture import HUB_FILMS, film_store
 
@@ -95,6 +96,38 @@ def test_the_cache_reads_each_entity_from_the_store_once() -> None:
     assert cache.store_reads == reads
     explore(cache, ["Tom Hanks"], depth=3)
     assert cache.store_reads > reads
+
+
+def test_a_literal_value_ends_a_path_and_is_never_read_from_the_store() -> None:
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Ada", "born_in", "London"), Triple("Byron", "born_in", "London")],
+                          names=[("Ada", "Ada"), ("London", "London"), ("Byron", "Byron")],
+                          attributes=[Attribute("Ada", "birth_date", "1815"), Attribute("London", "population", "9m"),
+                                      Attribute("Byron", "birth_date", "1788")]))
+    asked: list[str] = []
+    read = store.neighbors
+    store.neighbors = lambda ids, **kw: asked.extend(ids) or read(ids, **kw)  # type: ignore[method-assign]
+    cache = NeighborCache(store, values=True)
+    walk = explore(cache, ["Ada"], depth=3)
+    chains = groups_by_chain(walk, "Ada")
+    assert chains[(("birth_date", True),)] == [value_node("1815")] and walk.name(value_node("1815")) == "1815"
+    assert chains[(("born_in", True), ("population", True))] == [value_node("9m")]
+    assert chains[(("born_in", True), ("born_in", False), ("birth_date", True))] == [value_node("1788")]
+    assert not any(is_value_node(i) for i in asked)  # a value has no edges: nothing is asked about it
+    assert all(not is_value_node(e) for g in walk.groups for hop in g.hops[:-1] for e in hop)  # nor walked on from
+    assert cache.names([value_node("9m"), "Ada"]) == {value_node("9m"): "9m", "Ada": "Ada"}
+    assert not any(is_value_node(e) for g in explore(NeighborCache(store), ["Ada"], depth=2).groups for e in g.ends)
+
+
+def test_a_walk_may_start_at_a_value_and_reaches_the_entities_holding_it() -> None:
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Ta", "discovered_by", "Ekeberg")], names=[("Ta", "Tantalum"), ("Ekeberg", "Ekeberg")],
+                          attributes=[Attribute("Ta", "symbol", "Ta"), Attribute("Ta", "atomic_number", "73")]))
+    walk = explore(NeighborCache(store, values=True), [value_node("Ta")], depth=2)
+    chains = groups_by_chain(walk, value_node("Ta"))
+    assert chains[(("symbol", False),)] == ["Ta"] and walk.name("Ta") == "Tantalum"
+    assert chains[(("symbol", False), ("discovered_by", True))] == ["Ekeberg"]
+    assert chains[(("symbol", False), ("atomic_number", True))] == [value_node("73")]
 
 
 def test_a_beam_limits_which_groups_are_extended() -> None:

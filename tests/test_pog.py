@@ -842,3 +842,48 @@ def test_precise_selection_after_the_branch_step_reads_only_what_it_kept(embedde
     kept_start = next(line for line in branch_prompt.splitlines() if line.startswith("1. "))[3:]
     listed = [line[3:] for line in shown[0].splitlines() if line[:1].isdigit()]
     assert listed and all(path.startswith(kept_start) for path in listed)
+
+
+def people_with_literals():
+    """An RDF graph's shape: dates and populations as literal attributes, not entities."""
+    from kg_store import Attribute, LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(
+        triples=[Triple("ada", "born_in", "london"), Triple("ada", "field", "mathematics")],
+        names=[("ada", "Ada Lovelace"), ("london", "London"), ("mathematics", "Mathematics")],
+        attributes=[Attribute("ada", "birth_date", "1815-12-10"), Attribute("london", "population", "8,866,180")]))
+    return store
+
+
+@pytest.mark.parametrize(("question", "depth", "answer", "path"), [
+    ("when was Ada Lovelace born", 1, "1815-12-10", "Ada Lovelace -> birth_date -> 1815-12-10"),
+    ("how many people live in the city where Ada Lovelace was born", 2, "8,866,180",
+     "Ada Lovelace -> born_in -> London -> population -> 8,866,180"),
+])
+def test_a_literal_value_answers_from_the_graph_at_the_end_of_a_path(embedder: Embedder, question: str, depth: int,
+                                                                     answer: str, path: str) -> None:
+    llm = scripted(analyse=analysis(depth), answer=f"ans: {answer}")
+    state = ask(llm, embedder, question, ("ada",), store=people_with_literals())
+    assert state["answers"] == [answer] and state["source"] == "kg"
+    assert state["answer_path"].text == path
+    off = ask(scripted(analyse=analysis(depth), answer=f"ans: {answer}"), embedder, question, ("ada",),
+              store=people_with_literals(), walk_values=False)
+    assert off["source"] != "kg" or off["answers"] != [answer]  # no path reaches a literal without the setting
+
+
+def test_a_topic_given_as_a_value_the_graph_holds_starts_at_the_entities_holding_it(embedder: Embedder) -> None:
+    from kg_store import Attribute, LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("el73", "discovered_by", "ekeberg"), Triple("el39", "discovered_by", "gadolin")],
+                          names=[("el73", "Tantalum"), ("ekeberg", "Anders Ekeberg"), ("el39", "Yttrium"),
+                                 ("gadolin", "Johan Gadolin")],
+                          attributes=[Attribute("el73", "symbol", "Ta"), Attribute("el39", "symbol", "Y")]))
+    llm = scripted(analyse=analysis(2), answer="ans: Anders Ekeberg")
+    state = ask(llm, embedder, "who discovered the element with symbol Ta", ("Ta",), store=store)
+    assert [t.name for t in state["topics"]] == ["Ta"]
+    assert state["answers"] == ["Anders Ekeberg"] and state["source"] == "kg"
+    assert state["answer_path"].text == "Ta <- symbol <- Tantalum -> discovered_by -> Anders Ekeberg"

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, GraphStore, InvalidId, LoadBatch, Triple, open_store
+from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, Attribute, GraphStore, InvalidId, LoadBatch, Triple, open_store
 from kg_store import oxigraph as oxigraph_backend
 from kg_store.base import EDGES_PER_MISSING_RELATION
 from kg_store.ids import from_iri
+from kg_store.model import is_value_node, value_node
 from kg_store.names import SIDE_FILE, NameIndex
 from kg_store.oxigraph import RELATIONS_FILE, OxigraphStore
 from tests.kg_fixture import (
@@ -73,6 +74,49 @@ def test_schema_relations_and_literals_are_not_neighbours(store: GraphStore) -> 
     assert not any(r.startswith(("type.", "common.")) for r in relations)
     assert all(n.startswith("m.") for _, n, _, _ in rows(store, "m.tom"))  # the birth date is not a node
     assert store.attributes(["m.tom"])["m.tom"] == [("people.person.date_of_birth", "1956-07-09")]
+
+
+def test_literal_values_come_as_edges_to_value_nodes_when_asked(store: GraphStore) -> None:
+    birth = ("people.person.date_of_birth", value_node("1956-07-09"), "1956-07-09", "out")
+    assert birth in rows(store, "m.tom", values=True)
+    assert rows(store, "m.tom", values=True) - {birth} == rows(store, "m.tom")  # the edges as without
+    assert birth in rows(store, "m.tom", values=True, relations=["people.person.date_of_birth"])
+    assert birth not in rows(store, "m.tom", values=True, relations=["film.actor.film"])
+    assert birth not in rows(store, "m.tom", values=True, direction="in")  # a value is no entity's subject
+    assert all(e.relation != "type.object.name" for e in store.neighbors(["m.tom"], values=True).edges["m.tom"])
+
+
+def test_a_value_node_reads_the_entities_holding_its_value_whatever_its_datatype(store: GraphStore) -> None:
+    born = value_node("1956-07-09")  # stored as an xsd:date literal; asked by its text alone
+    assert rows(store, born, values=True) == {("people.person.date_of_birth", "m.tom", "Tom Hanks", "in")}
+    assert rows(store, born, values=True, direction="out") == set()
+    assert rows(store, value_node("Tom Hanks"), values=True) == set()  # a name is no value
+    assert rows(store, value_node("1956"), values=True) == set()  # nor a part of one
+    with pytest.raises(InvalidId):
+        store.neighbors([born])  # a value node is no entity id
+
+
+def test_a_value_held_by_more_entities_than_the_cap_is_capped_as_a_hub(empty_store: GraphStore) -> None:
+    empty_store.write(LoadBatch(attributes=[Attribute(f"m.coin{i}", "z.minor_units", "2") for i in range(8)]))
+    hood = empty_store.neighbors([value_node("2")], limit_per_entity=3, values=True, every_relation=True)
+    assert len(hood.edges[value_node("2")]) == 3 and hood.truncated == {value_node("2")}
+    assert len(empty_store.neighbors([value_node("2")], values=True).edges[value_node("2")]) == 8
+
+
+def test_a_capped_entity_keeps_its_values(empty_store: GraphStore) -> None:
+    # the embedded store's scan stops at the cap; the values past it are read apart
+    empty_store.write(LoadBatch(
+        triples=[Triple("m.city", "a.located_in", f"m.region{i}") for i in range(20)],
+        attributes=[Attribute("m.city", "z.population", "2100000")]))
+    capped = empty_store.neighbors(["m.city"], limit_per_entity=5, values=True)
+    assert capped.truncated == {"m.city"}
+    assert [(e.relation, e.neighbor_name) for e in capped.edges["m.city"] if is_value_node(e.neighbor)] == [
+        ("z.population", "2100000")]
+
+
+def test_a_store_without_literals_adds_no_values(empty_store: GraphStore) -> None:
+    empty_store.write(LoadBatch(triples=[Triple("m.a", "r.to", "m.b")], names=[("m.a", "A"), ("m.b", "B")]))
+    assert rows(empty_store, "m.a", values=True) == {("r.to", "m.b", "B", "out")}
 
 
 def test_hub_cap_truncates_and_reports(store: GraphStore) -> None:

@@ -217,6 +217,21 @@ def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_
         synthesize(store, resumed, out, SynthesisOptions(max_depth=1))
 
 
+def test_synthesis_writes_questions_that_end_at_literal_values(tmp_path: Path) -> None:
+    from kg_store import Attribute, LoadBatch
+
+    store, out = film_store(), tmp_path / "memory.jsonl"
+    store.write(LoadBatch(attributes=[Attribute(film, "runtime", minutes) for film, minutes in
+                                      (("Big", "104"), ("Splash", "111"), ("Apollo 13", "140"), ("Cocoon", "117"))]))
+    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    steps = {tuple(map(tuple, path)) for e in read_entries(out) for path in e.paths}
+    assert (("runtime", True),) in steps and (("starred_actors", False), ("runtime", True)) in steps
+    assert not any(step == ("runtime", False) for path in steps for step in path)  # nothing walks on from a value
+    without = tmp_path / "without.jsonl"
+    synthesize(store, FakeLLM(describer), without, SynthesisOptions(max_depth=2, per_kind=6, min_seeds=1, values=False))
+    assert not any(step[0] == "runtime" for e in read_entries(without) for path in e.paths for step in path)
+
+
 def test_a_synthesised_memory_ranks_the_asked_relation_first(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
     synthesize(store, FakeLLM(describer), out, OPTIONS)

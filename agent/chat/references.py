@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kg_store.model import is_value_node
+
 Kind = Literal["person", "thing", "plural"]
 Turn = dict[str, Any]
 
@@ -54,7 +56,9 @@ def resolve_references(message: str, turns: list[Turn]) -> Resolution:
     if not match:
         return Resolution(message)
     kind: Kind = next(k for k in ("person", "thing", "plural") if match[k])  # type: ignore[assignment]
-    answers, topics = last.get("answer_entities") or [], last.get("topics") or []
+    topics = last.get("topics") or []
+    # A literal answer (a date, a number) is no entity a later question can start from.
+    answers = [a for a in last.get("answer_entities") or [] if not is_value_node(a["id"])]
     if kind == "plural" and len(answers) > 1 and topics:
         phrase = f"the answers to “{last['resolved']}”"
         return Resolution(_replace(message, match, phrase, possessive=False), list(topics), phrase)

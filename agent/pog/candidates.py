@@ -10,6 +10,7 @@ from itertools import pairwise
 from agent.pog.state import PathCandidate, Phase, StepTuple
 from kg_store import UNNAMED
 from kg_store.ids import DESCRIBING_WORDS, describes_its_head, relation_words
+from kg_store.model import is_value_node
 from kg_store.paths import NeighborCache, PathGroup
 
 
@@ -73,7 +74,8 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
     becomes `France -> borders -> Germany -> continent -> Europe`, never `Europe <- borders
     <- France`. Adds the names it sees to `names`."""
     visited = set() if visited is None else visited
-    fresh = {c.key: [e for e in c.ends if e not in visited] for c in candidates}
+    # A value that ends a path is a leaf (kg_store.paths.explore): not expanded.
+    fresh = {c.key: [e for e in c.ends if e not in visited and not is_value_node(e)] for c in candidates}
     edges, _ = neighbours.neighbors(list(dict.fromkeys(e for ends in fresh.values() for e in ends)))
     visited.update(e for ends in fresh.values() for e in ends)
     extended: list[PathCandidate] = []

@@ -114,6 +114,10 @@ class PoGConfig(BaseModel):
         default=True, description="A hub the cap cut also gets a few edges of each relation the cut left out: a "
         "country's first 100 edges can all be one relation, and the one a question asks about (its form of "
         "government) would not be walkable.")
+    walk_values: bool = Field(
+        default=True, description="A path may end at a literal attribute (a date, a population) as at an entity: an "
+        "RDF graph keeps such values as literals, and 'when was X born' has no other answer. A store holding none "
+        "(a table's facts) reads nothing more.")
     max_frontier: int = Field(default=5_000, ge=1, description="Entities expanded per hop at most.")
     names_per_set: int = Field(default=8, ge=1, description="Entity names shown per entity set in prompts (an answer "
                                "named from a set brings the rest of it; more names cost prompt tokens, not answers).")
@@ -192,4 +196,5 @@ class PoGConfig(BaseModel):
     def neighbour_cache(self, store: GraphStore) -> NeighborCache:
         """The walks the agent takes over `store`: its hub cap and hub fill. Benchmarks that
         reproduce the agent's reading build theirs here too, so they cannot drift from it."""
-        return NeighborCache(store, limit_per_entity=self.limit_per_entity, every_relation=self.hub_every_relation)
+        return NeighborCache(store, limit_per_entity=self.limit_per_entity, every_relation=self.hub_every_relation,
+                             values=self.walk_values)

@@ -22,6 +22,7 @@ from agent.pog.context import PoGContext
 from agent.pog.memory import masked_question
 from agent.pog.state import PoGState
 from kg_store.ids import relation_words
+from kg_store.model import is_value_node
 
 # Cue words and whether the largest value wins.
 _CUES: list[tuple[re.Pattern[str], bool]] = [
@@ -56,7 +57,8 @@ def candidate_values(ctx: PoGContext, candidates: Sequence[str]) -> dict[str, di
     """relation -> candidate -> value, from literal attributes and from date- or
     number-named neighbours (through one unnamed node at most)."""
     values: dict[str, dict[str, float]] = {}
-    for entity, attributes in ctx.store.attributes(list(candidates)).items():
+    candidates = [c for c in candidates if not is_value_node(c)]  # a literal answer has no attributes
+    for entity, attributes in ctx.store.attributes(candidates).items():
         for relation, text in attributes:
             value = as_value(text)
             if value is not None:

@@ -64,6 +64,7 @@ class SynthesisOptions:
     min_seeds: int = 2  # and how many at least: one entity's oddity is no pattern
     max_per_depth: int = 400  # sequences kept per depth, most supported first
     limit_per_entity: int = 100  # hub cap while walking
+    values: bool = True  # literal attributes end paths as the agent's walk has them end (PoGConfig.walk_values)
 
 
 @dataclass
@@ -515,7 +516,7 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
         if not records:
             keep(settings)
         if "discovered" not in by_type:
-            neighbours = NeighborCache(store, limit_per_entity=options.limit_per_entity)
+            neighbours = NeighborCache(store, limit_per_entity=options.limit_per_entity, values=options.values)
             sequences, kinds = discover(store, neighbours, options, on_step)
             for item in [*sequences, *kinds]:
                 keep(item.record())

@@ -67,7 +67,8 @@ def memory_build(
             bar.update(advance=1, note=f"{labelled['kept']} with a path")
 
         try:
-            entries = build_memory(NeighborCache(target, limit_per_entity=settings.pog.limit_per_entity), chosen,
+            entries = build_memory(NeighborCache(target, limit_per_entity=settings.pog.limit_per_entity,
+                                                 values=settings.pog.walk_values), chosen,
                                    question_set.gold, out_path, max_depth=depth, min_f1=min_f1, exclude_groups=excluded,
                                    on_entry=on_entry)
         except KGQAError as exc:
@@ -112,7 +113,7 @@ def memory_synthesize(
 
     settings = settings_from(store, llm)
     options = SynthesisOptions(max_depth=max_depth, seed=seed, per_kind=per_kind,
-                               limit_per_entity=settings.pog.limit_per_entity)
+                               limit_per_entity=settings.pog.limit_per_entity, values=settings.pog.walk_values)
     started = time.monotonic()
     with opened(settings, read_only=True) as target, progress_bar("starting") as bar:
         def on_step(stage: str, done: int, total: int) -> None:
