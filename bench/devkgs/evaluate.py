@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,19 +58,62 @@ def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
         return args.metaqa_store
     if kg in ("freebase", "freebase-possessive"):
         return args.freebase_store
-    name = store_name(kg, args.relation_names)
+    name = store_name(kg, args.relation_names, args.values)
     url = f"oxigraph:{stores / name}"
     if not (stores / name).exists():
         facts = HERE / kg / "kb.tsv"
         if args.relation_names == "prefixed-camel":
             facts = stores / f"{name}.tsv"
             facts.write_text(renamed_relations((HERE / kg / "kb.tsv").read_text(encoding="utf-8")), encoding="utf-8")
-        kgqa("load", "-f", "tsv", str(facts), "--store", url)
+        if args.values == "literal":
+            load_with_literal_values(facts.read_text(encoding="utf-8"), url)
+        else:
+            kgqa("load", "-f", "tsv", str(facts), "--store", url)
     return url
 
 
-def store_name(kg: str, relation_names: str) -> str:
-    return kg if relation_names == "as-built" else f"{kg}-{relation_names}"
+def store_name(kg: str, relation_names: str, values: str = "as-built") -> str:
+    suffixes = [s for s in (relation_names, values and f"{values}-values") if s and not s.startswith("as-built")]
+    return "-".join([kg, *suffixes])
+
+
+_NUMBER_OR_DATE = re.compile(r"[+-]?\d[\d,.]*|-?\d{1,4}-\d{2}(-\d{2})?")
+
+
+def literal_relations(facts: list[tuple[str, str, str]]) -> set[str]:
+    """The relations an RDF graph would keep as literal attributes, by a rule fixed before
+    any run: every tail is the head of no fact, and reads as a number or a date or is the
+    tail of no other fact (an element's symbol, its atomic number, a country's population)."""
+    heads = {head for head, _, _ in facts}
+    uses = Counter(tail for _, _, tail in facts)
+    tails: dict[str, list[str]] = {}
+    for _, relation, tail in facts:
+        tails.setdefault(relation, []).append(tail)
+    return {relation for relation, values in tails.items()
+            if all(v not in heads for v in values)
+            and (all(_NUMBER_OR_DATE.fullmatch(v) for v in values) or all(uses[v] == 1 for v in values))}
+
+
+def load_with_literal_values(tsv: str, url: str) -> None:
+    """The facts of `literal_relations` written as literal attributes (as an RDF load writes
+    a literal), the rest as facts between entities named by their ids, as `kgqa load -f tsv`
+    writes them. Questions whose topic is such a value have no topic entity in this store."""
+    from kg_store import Attribute, LoadBatch, Triple, open_store
+
+    facts = [tuple(line.split("\t")) for line in tsv.splitlines() if line.strip()]
+    literal = literal_relations(facts)  # type: ignore[arg-type]
+    batch = LoadBatch()
+    for head, relation, tail in facts:
+        if relation in literal:
+            batch.attributes.append(Attribute(head, relation, tail))
+        else:
+            batch.triples.append(Triple(head, relation, tail))
+    entities = {t.head for t in batch.triples} | {t.tail for t in batch.triples} | {a.subject for a in batch.attributes}
+    batch.names.extend((e, e) for e in sorted(entities))
+    with open_store(url) as store:
+        store.write(batch)
+        store.after_load()
+    print(f"{url}: {len(batch.triples)} facts, {len(batch.attributes)} literal values of {sorted(literal)}", file=sys.stderr)
 
 
 def renamed_relations(tsv: str) -> str:
@@ -109,6 +154,10 @@ def main() -> None:
     parser.add_argument("--relation-names", choices=("as-built", "prefixed-camel"), default="as-built",
                         help="geo, elements and languages with their relations as built (`official_language`), or renamed as RDF "
                              "vocabularies name theirs (`ex:officialLanguage`); the other sets keep theirs.")
+    parser.add_argument("--values", choices=("as-built", "literal"), default="as-built",
+                        help="geo, elements and languages with every fact between entities as built, or with the "
+                             "relations an RDF graph would keep as literals (numbers, dates, codes) written as literal "
+                             "attributes (`literal_relations`); the other sets keep theirs.")
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -120,7 +169,7 @@ def main() -> None:
                 continue
             questions, fmt = SETS[kg][kind]
             for run in args.runs:
-                memory_name = store_name(kg, args.relation_names) if kg in OWN_FACTS else kg
+                memory_name = store_name(kg, args.relation_names, args.values) if kg in OWN_FACTS else kg
                 extra = [str(memory_of(memory_name, store, args.stores)) if a == "{memory}" else a for a in RUNS[run]]
                 out = args.out / f"{kg}-{kind}-{run}.jsonl"
                 summary = json.loads(kgqa("eval", "--questions", str(questions), "-f", fmt, "--store", store,
