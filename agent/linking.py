@@ -31,10 +31,11 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
                    given: list[Entity], mentions: Callable[[], Sequence[str]] = tuple,
                    ) -> tuple[list[Entity], dict[str, list[Entity]]]:
     """Given topic entities that the store knows are used as they are; the others (names
-    from RoG files, say) are linked by name. With none given: bracketed names in the
-    question, else the question's own words (`link_question`), else the LLM's mentions
-    (`mentions()`, called only then: asking costs a model call), else the question's
-    capitalised words."""
+    from RoG files, say) are linked by name, or are values the graph holds (`held_values`).
+    With none given: bracketed names in the question, else the question's own words
+    (`link_question`) and the numbers and dates it writes that the graph holds as values,
+    else the LLM's mentions (`mentions()`, called only then: asking costs a model call),
+    else the question's capitalised words."""
     if given:
         edges, _ = neighbours.neighbors([t.id for t in given])
         known = [t for t in given if edges.get(t.id)]
@@ -48,16 +49,28 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     if topics:
         return topics, candidates
     links = link_question(store, question, limit=10)
+    values = list(held_values(store, neighbours, numbers_in(question)).values())
     if links:  # every topic it names; the other candidates (names they share included) stay for the trace
         chosen = topics_named(links)
         candidates = {links[0].span: [Entity(id=k.id, name=k.name) for k in links]}
         for link in chosen[1:]:
             candidates.setdefault(link.span, [Entity(id=link.id, name=link.name)])
-        return [Entity(id=k.id, name=k.name) for k in chosen], candidates
+        return _unique([Entity(id=k.id, name=k.name) for k in chosen] + values), candidates
+    if values:
+        return values, {}
     topics, candidates = link_entities(store, embedder, [m for m in mentions() if isinstance(m, str) and m.strip()])
     if not topics:  # the model named nothing the store knows: try the question's capitalised names
         topics, candidates = link_entities(store, embedder, capitalised_spans(question))
     return topics, candidates
+
+
+_NUMBER = re.compile(r"(?<![\w.])[+-]?\d(?:[\d,.:/-]*\d)?(?![\w])")
+
+
+def numbers_in(question: str) -> list[str]:
+    """The numbers and dates a question writes ("element number 52", "born in 1815-12-10"):
+    the values it may start from (`held_values`), where a graph keeps them as literals."""
+    return list(dict.fromkeys(_NUMBER.findall(question)))
 
 
 def held_values(store: GraphStore, neighbours: NeighborCache, mentions: Sequence[str]) -> dict[str, Entity]:

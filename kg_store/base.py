@@ -207,7 +207,7 @@ class GraphStore(ABC):
             batch = unique[start : start + self.batch_size]
             part = self._neighbors(batch, direction, relations, limit_per_entity)
             result.truncated |= part.truncated
-            if values and direction != "in":
+            if values and direction != "in" and self._holds_values():
                 read = dict(part.values or {})
                 unread = [i for i in batch if i not in read]  # not seen by the edges' read
                 if unread:
@@ -223,6 +223,8 @@ class GraphStore(ABC):
     def _add_holders(self, result: Neighborhood, nodes: Sequence[str], relations: Collection[str] | None,
                      limit: int | None) -> None:
         """The entities holding each value node's value, as its in-edges; capped as a hub's."""
+        if not self._holds_values():
+            return
         wanted = set(relations) if relations else None
         for node in nodes:
             pairs = [(relation, entity) for relation, entity in dict.fromkeys(self._holders(value_of(node), limit))

@@ -234,7 +234,9 @@ class OxigraphStore(GraphStore):
         if len(nodes) > self._nodes_cap:
             nodes.clear()
         quads_for = self._store.quads_for_pattern
-        hood = Neighborhood(edges={}, values={} if direction != "in" else None)
+        # Literal values are collected in the out-scan where the store holds any (`neighbors(values=True)`).
+        collect = direction != "in" and self._holds_values()
+        hood = Neighborhood(edges={}, values={} if collect else None)
         literal = ox.Literal
         # The edges as (source, relation, neighbour IRI, direction) first: the names of the
         # neighbours not met before are read afterwards, in one batch (`_remember`).
@@ -255,7 +257,7 @@ class OxigraphStore(GraphStore):
                         other = quad.object if dir_name == "out" else quad.subject
                         # Names, normalised names and attributes are literals: not neighbours.
                         if type(other) is not named_node:
-                            if type(other) is literal and dir_name == "out":
+                            if collect and type(other) is literal and dir_name == "out":
                                 predicate = quad.predicate.value
                                 if predicate != NAME_IRI and not is_internal_iri(predicate) and other.value.strip():
                                     relation = relation_ids.get(predicate) or relation_ids.setdefault(predicate, from_iri(predicate))
@@ -281,7 +283,7 @@ class OxigraphStore(GraphStore):
                         count += 1
                     if source in hood.truncated:
                         break
-                if dir_name == "out" and hood.values is not None and source not in hood.truncated:
+                if collect and dir_name == "out" and source not in hood.truncated:
                     hood.values[source] = values  # a capped scan stopped early: its values are read apart
             found.append((source, edges))
         if unknown:

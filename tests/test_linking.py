@@ -176,3 +176,14 @@ def test_a_given_name_no_entity_has_but_entities_hold_as_a_value_is_that_value()
     found = held_values(store, NeighborCache(store, values=True), ["Ta", "In", "Xx"])
     assert {m: e.id for m, e in found.items()} == {"Ta": value_node("Ta")}  # "In" names an entity: linked by name
     assert held_values(store, NeighborCache(store), ["Ta"]) == {}  # a walk without values has no value topics
+
+
+@pytest.mark.parametrize(("question", "numbers"), [
+    ("which element has atomic number 52?", ["52"]), ("who was born on 1815-12-10", ["1815-12-10"]),
+    ("films of 1999, rated 2.5 stars", ["1999", "2.5"]), ("which country has calling code +33", ["+33"]),
+    ("what did R2-D2 say about 3M", []),  # numbers inside names are no values
+])
+def test_the_numbers_and_dates_a_question_writes(question: str, numbers: list[str]) -> None:
+    from agent.linking import numbers_in
+
+    assert numbers_in(question) == numbers

@@ -887,3 +887,18 @@ def test_a_topic_given_as_a_value_the_graph_holds_starts_at_the_entities_holding
     assert [t.name for t in state["topics"]] == ["Ta"]
     assert state["answers"] == ["Anders Ekeberg"] and state["source"] == "kg"
     assert state["answer_path"].text == "Ta <- symbol <- Tantalum -> discovered_by -> Anders Ekeberg"
+
+
+
+def test_a_number_the_question_writes_that_the_graph_holds_as_a_value_is_a_topic(embedder: Embedder) -> None:
+    from kg_store import Attribute, LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("el73", "discovered_by", "ekeberg")],
+                          names=[("el73", "Tantalum"), ("ekeberg", "Anders Ekeberg"), ("el39", "Yttrium")],
+                          attributes=[Attribute("el73", "atomic_number", "73"), Attribute("el39", "atomic_number", "39")]))
+    llm = scripted(analyse=analysis(2), answer="ans: Anders Ekeberg")
+    state = ask(llm, embedder, "who discovered the element with atomic number 73", store=store)
+    assert [t.name for t in state["topics"]] == ["73"]
+    assert state["answers"] == ["Anders Ekeberg"] and state["source"] == "kg"
