@@ -33,7 +33,7 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     """Given topic entities that the store knows are used as they are; the others (names
     from RoG files, say) are linked by name, or are values the graph holds (`held_values`).
     With none given: bracketed names in the question, else the question's own words
-    (`link_question`) and the numbers and dates it writes that the graph holds as values,
+    (`link_question`) and the values it writes that the graph holds (`value_mentions`),
     else the LLM's mentions (`mentions()`, called only then: asking costs a model call),
     else the question's capitalised words."""
     if given:
@@ -49,7 +49,7 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
     if topics:
         return topics, candidates
     links = link_question(store, question, limit=10)
-    values = list(held_values(store, neighbours, numbers_in(question)).values())
+    values = list(held_values(store, neighbours, value_mentions(question, links)).values())
     if links:  # every topic it names; the other candidates (names they share included) stay for the trace
         chosen = topics_named(links)
         candidates = {links[0].span: [Entity(id=k.id, name=k.name) for k in links]}
@@ -65,12 +65,19 @@ def resolve_topics(store: GraphStore, neighbours: NeighborCache, embedder: Embed
 
 
 _NUMBER = re.compile(r"(?<![\w.])[+-]?\d(?:[\d,.:/-]*\d)?(?![\w])")
+_CAPITALISED = re.compile(r"(?<![\w.'-])[A-Z][\w.+-]*(?<![.])")
 
 
-def numbers_in(question: str) -> list[str]:
-    """The numbers and dates a question writes ("element number 52", "born in 1815-12-10"):
-    the values it may start from (`held_values`), where a graph keeps them as literals."""
-    return list(dict.fromkeys(_NUMBER.findall(question)))
+def value_mentions(question: str, links: Sequence[Link] = ()) -> list[str]:
+    """What a question may name a value by, where a graph keeps values as literals
+    (`held_values` keeps those it holds): the numbers and dates it writes ("element number
+    52", "born in 1815-12-10"), and its capitalised words after the first that no linked
+    name covers (a symbol "Ta", a code "FR")."""
+    numbers = _NUMBER.findall(question)
+    covered = {word for link in links for word in link.span.split()}
+    first = question.split(maxsplit=1)[0] if question.strip() else ""
+    words = [w for w in _CAPITALISED.findall(question) if w not in covered and w != first]
+    return list(dict.fromkeys(numbers + words))
 
 
 def held_values(store: GraphStore, neighbours: NeighborCache, mentions: Sequence[str]) -> dict[str, Entity]:

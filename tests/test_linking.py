@@ -178,12 +178,13 @@ def test_a_given_name_no_entity_has_but_entities_hold_as_a_value_is_that_value()
     assert held_values(store, NeighborCache(store), ["Ta"]) == {}  # a walk without values has no value topics
 
 
-@pytest.mark.parametrize(("question", "numbers"), [
+@pytest.mark.parametrize(("question", "mentions"), [
     ("which element has atomic number 52?", ["52"]), ("who was born on 1815-12-10", ["1815-12-10"]),
     ("films of 1999, rated 2.5 stars", ["1999", "2.5"]), ("which country has calling code +33", ["+33"]),
-    ("what did R2-D2 say about 3M", []),  # numbers inside names are no values
+    ("who discovered the element with symbol Ta?", ["Ta"]), ("Which country uses FR", ["FR"]),
+    ("who wrote Tom Hanks 's films", []),  # a linked name's words are no value
 ])
-def test_the_numbers_and_dates_a_question_writes(question: str, numbers: list[str]) -> None:
-    from agent.linking import numbers_in
+def test_the_values_a_question_may_name(question: str, mentions: list[str]) -> None:
+    from agent.linking import value_mentions
 
-    assert numbers_in(question) == numbers
+    assert value_mentions(question, link_question(store_of({"e1": "Tom Hanks"}), question)) == mentions
