@@ -47,6 +47,22 @@ def test_load_stats_neighbors_search_json(kb: Path, tmp_path: Path) -> None:
     assert {m["id"] for m in found} == {"Person B", "Person C"}
 
 
+def test_store_neighbors_shows_an_rdf_graphs_literals_when_asked(tmp_path: Path) -> None:
+    ttl = tmp_path / "people.ttl"
+    ttl.write_text('@prefix ex: <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n'
+                   'ex:ada rdfs:label "Ada Lovelace" ; ex:birthDate "1815-12-10" ; ex:bornIn ex:london .\n'
+                   'ex:london rdfs:label "London" .\n')
+    url = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "rdf", str(ttl), "--store", url).exit_code == 0
+    ada = "http://example.org/ada"
+    plain = json.loads(invoke("store", "neighbors", ada, "--store", url, "--json").stdout)[0]["neighbors"]
+    assert [(n["relation"], n["name"], n["literal"]) for n in plain] == [("http://example.org/bornIn", "London", False)]
+    shown = json.loads(invoke("store", "neighbors", ada, "--values", "--store", url, "--json").stdout)[0]["neighbors"]
+    assert ("http://example.org/birthDate", "1815-12-10", True) in {(n["relation"], n["name"], n["literal"]) for n in shown}
+    table = invoke("store", "neighbors", ada, "--values", "--store", url).stdout
+    assert "1815-12-10" in table and "(literal)" in table
+
+
 def test_settings_come_from_the_environment(kb: Path, tmp_path: Path) -> None:
     env = {"KGQA_STORE": f"oxigraph:{tmp_path / 'envstore'}"}
     assert invoke("load", "-f", "metaqa", str(kb), env=env).exit_code == 0

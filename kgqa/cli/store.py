@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from kg_store.model import Neighborhood
+from kg_store.model import Neighborhood, is_value_node
 from kgqa.cli.common import JsonOpt, StoreOpt, app, choices, opened, out, print_json, settings_from
 
 Direction = choices("Direction", ("out", "in", "both"))
@@ -35,11 +35,13 @@ def store_neighbors(
     direction: Annotated[Direction, typer.Option(help="Which edges: from the entity, to it, or both.")] = Direction.both,
     relation: Annotated[list[str] | None, typer.Option("--relation", "-r", help="Only these relations.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many edges per entity and direction.")] = None,
+    values: Annotated[bool, typer.Option("--values", help="Literal attributes too, as the agent walks them.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Neighbours of entities (one batched query)."""
     with opened(settings_from(store), read_only=True) as target:
-        hood = target.neighbors(entity, direction=direction.value, relations=relation, limit_per_entity=limit)  # type: ignore[arg-type]
+        hood = target.neighbors(entity, direction=direction.value, relations=relation, limit_per_entity=limit,  # type: ignore[arg-type]
+                                values=values)
         names = target.names(entity)
     if as_json:
         print_json(neighborhood_json(hood, names))
@@ -54,7 +56,8 @@ def neighborhood_json(hood: Neighborhood, names: dict[str, str | None]) -> list[
             "name": names.get(source),
             "truncated": source in hood.truncated,
             "neighbors": [
-                {"relation": e.relation, "id": e.neighbor, "name": e.neighbor_label, "direction": e.direction}
+                {"relation": e.relation, "id": e.neighbor, "name": e.neighbor_label, "direction": e.direction,
+                 "literal": is_value_node(e.neighbor)}
                 for e in edges
             ],
         }
@@ -69,7 +72,8 @@ def print_neighborhood(hood: Neighborhood, names: dict[str, str | None]) -> None
         for col in ("direction", "relation", "neighbour", "id"):
             table.add_column(col)
         for e in edges:
-            table.add_row("->" if e.direction == "out" else "<-", e.relation, e.neighbor_label, e.neighbor)
+            shown_id = "(literal)" if is_value_node(e.neighbor) else e.neighbor
+            table.add_row("->" if e.direction == "out" else "<-", e.relation, e.neighbor_label, shown_id)
         out.print(table)
 
 
