@@ -147,6 +147,18 @@ def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder)
     assert parts(embedder, "who discovered Sodium", "Sodium", there)[0]["back"] == 0.0
 
 
+def test_a_walk_there_and_back_before_the_last_step_is_asked_for_only_by_the_question(embedder: Embedder) -> None:
+    """"when was X born" is X's birth date, not that of someone born where X was; a
+    topic's phrase ("the screenwriter of X") or two words naming a relation ask for it."""
+    detour = (("born_in", F), ("born_in", B), ("birth_date", F))
+    born = parts(embedder, "when was Ada born", "Ada", detour, (("birth_date", F),))
+    assert [p["back"] for p in born] == [1.0, 0.0]
+    films = (("written_by", F), ("written_by", B), ("starred_actors", F))
+    assert parts(embedder, "who starred films for the screenwriter of Arch", "Arch", films)[0]["back"] == 0.0
+    costars = (("starred_actors", F), ("starred_actors", B), ("written_by", F))
+    assert parts(embedder, "who wrote the films starred by Tom 's actors", "Tom", costars)[0]["back"] == 0.0
+
+
 @pytest.mark.parametrize("question", ["what currency is used in the country where Lyon is",
                                       "what money do people spend in Lyon 's country"])
 def test_the_model_naming_the_middle_of_a_chain_gets_the_chains_end(embedder: Embedder, question: str) -> None:

@@ -174,6 +174,19 @@ class PathScorer:
         return any(b - a > 1 and (self.words[a] != self.words[b] or not chains) and self.words[a][:4] == self.words[b][:4]
                    for a, b in combinations(positions, 2))
 
+    def detours(self, steps: Sequence[StepTuple]) -> bool:
+        """The path walks a relation there and back before its last step, and the question
+        names that relation by one word at most, and not as the topic's own phrase: "when
+        was X *born*" is X's birth date, not that of someone born where X was (`born_in`
+        there and back, then `birth_date`). Two words naming it ask for the walk ("the
+        films *starred* by X 's *actors*"), and so does a topic's phrase, which makes a
+        noun of the middle ("who starred films for the *screenwriter* of X")."""
+        def asked(relation: str) -> bool:
+            naming = self.naming_positions(relation) - self.asked_at
+            return len(naming) >= 2 or bool(naming & self.topic_phrase)
+
+        return any(reverses(a, b) and not asked(a[0]) for a, b in pairwise(steps[:-1]))
+
     def ends_mid_chain(self, steps: Sequence[StepTuple]) -> bool:
         """The path's last relation is named only where the topic's own phrase is ("X 's
         *country*") while the question asks for something else ("what *money* ..."): a
@@ -242,7 +255,7 @@ class PathScorer:
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
-                     "back": float(sibling_mismatch(steps, siblings)),
+                     "back": float(sibling_mismatch(steps, siblings) or (not siblings and self.detours(steps))),
                      "unnamed": float(self.unexplained_steps(steps, 0 if len(steps) in named_lengths else spare,
                                                              topic_spare)),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
