@@ -355,7 +355,7 @@ class OxigraphStore(GraphStore):
     def _holds_values(self) -> bool:
         """Whether some relation's first facts hold a literal: a look at the start of each
         relation's range, where a scan for any literal would read every fact of a KG without
-        one. (Only a capped hub's values need it: the edges' scan sees the others'.)"""
+        one. Where not, walks collect no literal and read no value's holders."""
         if self._values is None:
             quads_for = self._store.quads_for_pattern
             self._values = any(

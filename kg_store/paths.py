@@ -99,7 +99,7 @@ class NeighborCache:
                  every_relation: bool = False, values: bool = False) -> None:
         self.store, self.limit_per_entity, self.max_entities = store, limit_per_entity, max_entities
         self.every_relation = every_relation  # a capped hub keeps a few edges of each relation (GraphStore.neighbors)
-        self.values = values  # literal attributes as edges to value nodes, which have none (GraphStore.neighbors)
+        self.values = values  # literal attributes as edges to value nodes, and a value node's holders (GraphStore.neighbors)
         self._edges: OrderedDict[str, list[Edge]] = OrderedDict()
         self._capped: set[str] = set()
         self._names: OrderedDict[str, str | None] = OrderedDict()
