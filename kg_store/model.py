@@ -28,6 +28,12 @@ def value_of(node: str) -> str:
     return node[len(VALUE_MARK):]
 
 
+def shown_id(node: str) -> str:
+    """An id as pages and terminals show it: a value node's as a quoted literal, since its
+    mark is a control character."""
+    return f'"{value_of(node)}"' if is_value_node(node) else node
+
+
 class Edge(NamedTuple):  # a tuple: walks build hundreds of thousands
     """One neighbour of `source`, in PoG's shape.
 

@@ -60,7 +60,7 @@ def test_store_neighbors_shows_an_rdf_graphs_literals_when_asked(tmp_path: Path)
     shown = json.loads(invoke("store", "neighbors", ada, "--values", "--store", url, "--json").stdout)[0]["neighbors"]
     assert ("http://example.org/birthDate", "1815-12-10", True) in {(n["relation"], n["name"], n["literal"]) for n in shown}
     table = invoke("store", "neighbors", ada, "--values", "--store", url).stdout
-    assert "1815-12-10" in table and "(literal)" in table
+    assert '"1815-12-10"' in table and "\x1f" not in table  # the id column quotes a literal
 
 
 def test_settings_come_from_the_environment(kb: Path, tmp_path: Path) -> None:
@@ -500,3 +500,11 @@ def test_duplicate_question_ids_are_refused_by_name(tmp_path: Path) -> None:
     result = invoke("eval", "--questions", str(questions), "-f", "pog", "--pipeline", "llm-only", "--store", "memory:",
                     "--out", str(tmp_path / "r.jsonl"), env={"KGQA_DATA_DIR": str(tmp_path)})
     assert result.exit_code == 2 and "'dup' is used more than once" in result.output, result.output
+
+
+def test_ask_shows_a_literal_on_a_path_quoted_never_by_its_control_character() -> None:
+    from kg_store.model import value_node
+    from kgqa.cli.ask import _with_ids
+
+    sequence = [{"id": "ex:ada", "name": "Ada"}, {"id": value_node("1815-12-10"), "name": "1815-12-10"}]
+    assert _with_ids(sequence, [["ex:birthDate", True]]) == 'Ada [ex:ada] -> ex:birthDate -> "1815-12-10"'

@@ -92,6 +92,26 @@ def test_html_renders_in_chromium_with_prompts_that_expand(traces, tmp_path, bro
     page.close()
 
 
+def test_a_literal_answer_is_shown_as_a_quoted_value_never_its_control_character(tmp_path) -> None:
+    from kg_store import Attribute, LoadBatch, Triple
+    from kg_store.memory import MemoryStore
+
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("ada", "born_in", "london")], names=[("ada", "Ada"), ("london", "London")],
+                          attributes=[Attribute("ada", "birth_date", "1815-12-10")]))
+    llm = scripted(analyse=analysis(1), answer="ans: 1815-12-10")
+    pipeline = PoGPipeline(PoGContext(store, llm, Embedder(), PoGConfig()))
+    question = Question("q1", "when was Ada born", (TopicEntity("ada", "Ada"),))
+    with llm.track(log=True) as usage:
+        state = pipeline.run(question)
+    trace = write_trace(tmp_path / "t.json", trace_document(question, result_of(state), usage, 0.1, pipeline="pog",
+                                                            model="fake", store="memory:"))
+    page = tmp_path / "trace.html"
+    assert invoke("trace", "html", str(trace), "-o", str(page)).exit_code == 0
+    html = page.read_text()
+    assert "class='node n-answer' data-id='&quot;1815-12-10&quot;'" in html and "\x1f" not in html
+
+
 def test_diff_names_what_changed_between_two_runs(traces) -> None:
     result = invoke("trace", "diff", str(traces["fuzzy"]), str(traces["precise"]), "--json")
     assert result.exit_code == 0, result.output

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kg_store.errors import KGQAError
+from kg_store.model import is_value_node, shown_id
 from kg_store.registry import in_memory
 from kgqa.cli.common import (
     Bar,
@@ -217,8 +218,11 @@ def print_answer(summary: dict, screen: Console = out) -> None:
 
 
 def _with_ids(sequence: list[dict], relations: list[list]) -> str:
-    """`Tom Hanks [m.0bxtg] -> film.actor.film -> ...`; ids only where they differ from names."""
+    """`Tom Hanks [m.0bxtg] -> film.actor.film -> ...`; ids only where they differ from names,
+    a literal value quoted."""
     def label(e: dict) -> str:
+        if is_value_node(e["id"]):
+            return shown_id(e["id"])
         return e["name"] if e["name"] == e["id"] else f"{e['name']} [{e['id']}]"
 
     parts = [label(sequence[0])]

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from kg_store.model import Neighborhood, is_value_node
+from kg_store.model import Neighborhood, is_value_node, shown_id
 from kgqa.cli.common import JsonOpt, StoreOpt, app, choices, opened, out, print_json, settings_from
 
 Direction = choices("Direction", ("out", "in", "both"))
@@ -72,8 +72,7 @@ def print_neighborhood(hood: Neighborhood, names: dict[str, str | None]) -> None
         for col in ("direction", "relation", "neighbour", "id"):
             table.add_column(col)
         for e in edges:
-            shown_id = "(literal)" if is_value_node(e.neighbor) else e.neighbor
-            table.add_row("->" if e.direction == "out" else "<-", e.relation, e.neighbor_label, shown_id)
+            table.add_row("->" if e.direction == "out" else "<-", e.relation, e.neighbor_label, shown_id(e.neighbor))
         out.print(table)
 
 

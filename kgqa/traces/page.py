@@ -7,6 +7,7 @@ import json
 from html import escape
 
 from agent.traces import answer_verdict, answer_why, depth_verdict
+from kg_store.model import shown_id
 from kgqa.traces import Trace, cost, events, kept_paths, prompt_text, source
 from kgqa.traces.graph import GraphEdge, ReasoningGraph, reasoning_graph
 
@@ -135,8 +136,8 @@ def graph_svg(graph: ReasoningGraph) -> str:
     for node in graph.nodes.values():
         x, y = node.column * COLUMN_WIDTH + 4, node.row * ROW_HEIGHT + 6
         label = node.name if len(node.name) <= 28 else node.name[:27] + "…"
-        out.append(f"<g class='node n-{node.role}' data-id='{escape(node.id, quote=True)}'>"
-                   f"<title>{escape(node.name)} ({escape(node.id)})</title>"
+        out.append(f"<g class='node n-{node.role}' data-id='{escape(shown_id(node.id), quote=True)}'>"
+                   f"<title>{escape(node.name)} ({escape(shown_id(node.id))})</title>"
                    f"<rect x='{x}' y='{y}' rx='5' width='{NODE_WIDTH}' height='{NODE_HEIGHT}'/>"
                    f"<text x='{x + 8}' y='{y + 17}'>{escape(label)}</text></g>")
     out += [label for _, label in edges]

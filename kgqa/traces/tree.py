@@ -7,6 +7,7 @@ from typing import Any
 from rich.markup import escape
 from rich.tree import Tree
 
+from kg_store.model import shown_id
 from kgqa.traces import Trace, agent_part, cost, events, kept_paths, source
 
 PATHS_PER_STEP = 5
@@ -29,8 +30,8 @@ def trace_tree(trace: Trace, *, prompts: bool = False) -> Tree:
     if agent.get("topics"):
         topics = root.add("topic entities")
         for topic in agent["topics"]:
-            shown_id = '' if topic['id'] == topic.get('name') else f" [dim]{escape(topic['id'])}[/]"
-            topics.add(f"{escape(str(topic.get('name')))}{shown_id}")
+            topic_id = shown_id(topic['id'])
+            topics.add(f"{escape(str(topic.get('name')))}" + ('' if topic_id == topic.get('name') else f" [dim]{escape(topic_id)}[/]"))
         for mention, candidates in (agent.get("link_candidates") or {}).items():
             listed = ", ".join(f"{c.get('name')} ({c['id']})" for c in candidates[:5])
             topics.add(f"[dim]linked '{escape(mention)}' from: {escape(listed)}[/]")
