@@ -158,6 +158,8 @@ def main() -> None:
                         help="geo, elements and languages with every fact between entities as built, or with the "
                              "relations an RDF graph would keep as literals (numbers, dates, codes) written as literal "
                              "attributes (`literal_relations`); the other sets keep theirs.")
+    parser.add_argument("--link", action="store_true",
+                        help="Withhold the topic entities: each run links them from the question's text (kgqa eval --link).")
     parser.add_argument("--json", action="store_true", help="JSON lines (the only output format)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -174,8 +176,10 @@ def main() -> None:
                 out = args.out / f"{kg}-{kind}-{run}.jsonl"
                 summary = json.loads(kgqa("eval", "--questions", str(questions), "-f", fmt, "--store", store,
                                           "--part", args.part, "--sample", str(args.sample), "--out", str(out),
-                                          *extra, "--json", capture=True).strip().splitlines()[-1])
-                print(json.dumps({"kg": kg, "kind": kind, "run": run, "part": args.part, **summary}), flush=True)
+                                          *extra, *(["--link"] if args.link else []), "--json",
+                                          capture=True).strip().splitlines()[-1])
+                print(json.dumps({"kg": kg, "kind": kind, "run": run, "part": args.part, "topics": "linked" if args.link
+                                  else "given", **summary}), flush=True)
 
 
 if __name__ == "__main__":
