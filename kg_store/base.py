@@ -25,7 +25,7 @@ from kg_store.model import (
     Subgraph,
     Triple,
     is_value_node,
-    value_node,
+    value_edge,
     value_of,
 )
 from kg_store.names import partial_kind, query_tokens
@@ -76,6 +76,9 @@ class GraphStore(ABC):
         self.display_url = redact_url(url)
         self.schema_prefixes = tuple(schema_prefixes)
         self._reached_twice: dict[tuple[str, bool], bool] = {}
+        # Whether the store holds literal attributes: None until probed (`_holds_values`); a
+        # backend sets it back to None on a write of some, and on clear.
+        self._values: bool | None = None
 
     # ---- primitives: one round trip each -------------------------------------------
     @abstractmethod
@@ -246,14 +249,19 @@ class GraphStore(ABC):
         if not self._holds_values():
             return {}
         wanted = set(relations) if relations else None
-        return {source: [Edge(source, relation, value_node(value), value, "out")
-                         for relation, value in dict.fromkeys(attributes)
+        return {source: [value_edge(source, relation, value) for relation, value in dict.fromkeys(attributes)
                          if value.strip() and (wanted is None or relation in wanted)]
                 for source, attributes in self.attributes(ids).items()}
 
     def _holds_values(self) -> bool:
-        """Whether the store holds any literal attribute; a backend that can tell cheaply says
-        so, and a value read is then skipped for a KG without any (a table's facts)."""
+        """Whether the store holds any literal attribute (names aside), probed once: a value
+        read is then skipped for a KG without any (a table's facts)."""
+        if self._values is None:
+            self._values = self._probe_values()
+        return self._values
+
+    def _probe_values(self) -> bool:
+        """The probe `_holds_values` runs; a backend that can tell cheaply says so."""
         return True
 
     def _add_missing_relations(self, result: Neighborhood, direction: DirectionFilter) -> None:

@@ -32,6 +32,7 @@ class MemoryStore(GraphStore):
         self._sorted_tokens: list[str] | None = None
         self._attrs: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         self._held: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)  # value -> (relation, subject)
+        self._values = None
 
     def write(self, batch: LoadBatch) -> None:
         for t in batch.triples:
@@ -51,6 +52,8 @@ class MemoryStore(GraphStore):
         for a in batch.attributes:
             self._attrs[check_id(a.subject)][(a.relation, a.value)] = None
             self._held[a.value][(a.relation, a.subject)] = None
+        if batch.attributes:
+            self._values = None
 
     def _neighbors(
         self,
@@ -87,7 +90,7 @@ class MemoryStore(GraphStore):
     def _holders(self, value: str, limit: int | None) -> list[tuple[str, str]]:
         return list(self._held.get(value, ()))
 
-    def _holds_values(self) -> bool:
+    def _probe_values(self) -> bool:
         return bool(self._attrs)
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:

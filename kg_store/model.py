@@ -19,6 +19,11 @@ def value_node(value: str) -> str:
     return VALUE_MARK + value
 
 
+def value_edge(source: str, relation: str, value: str) -> Edge:
+    """`source` holding a literal value, as an out-edge to the value's node, named by it."""
+    return Edge(source, relation, value_node(value), value, "out")
+
+
 def is_value_node(node: str) -> bool:
     return node.startswith(VALUE_MARK)
 

@@ -71,7 +71,6 @@ class Neo4jStore(GraphStore):
         super().__init__(url, **kwargs)
         self.uri, self.database = bolt_target(url)[0], database
         self._driver = driver
-        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write of some)
         self._ensure_indexes()
 
     # ---- transport ---------------------------------------------------------------------
@@ -222,10 +221,8 @@ class Neo4jStore(GraphStore):
                          value=value, **({"limit": limit + 1} if limit is not None else {}))
         return [(row["rel"], row["id"]) for row in rows]
 
-    def _holds_values(self) -> bool:
-        if self._values is None:
-            self._values = bool(self._run("MATCH (l:Literal) RETURN 1 AS one LIMIT 1"))
-        return self._values
+    def _probe_values(self) -> bool:
+        return bool(self._run("MATCH (l:Literal) RETURN 1 AS one LIMIT 1"))
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         rows = self._run(

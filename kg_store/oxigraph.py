@@ -37,7 +37,7 @@ from kg_store import sparql_text
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
-from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, value_node
+from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats, value_edge
 from kg_store.names import SIDE_FILE, NameIndex
 
 _NAME = ox.NamedNode(NAME_IRI)
@@ -94,7 +94,6 @@ class OxigraphStore(GraphStore):
         self._nodes: dict[str, tuple[str, str | None]] = {}
         self._nodes_cap = 500_000
         self._relation_ids: dict[str, str] = {}  # predicate IRI -> relation id
-        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write)
         # The predicate IRIs the store holds (internal ones aside), once known; the side file
         # keeps them between runs. A new store starts with none.
         self._predicates_path = self.path / RELATIONS_FILE if self.path is not None else None
@@ -261,7 +260,7 @@ class OxigraphStore(GraphStore):
                                 predicate = quad.predicate.value
                                 if predicate != NAME_IRI and not is_internal_iri(predicate) and other.value.strip():
                                     relation = relation_ids.get(predicate) or relation_ids.setdefault(predicate, from_iri(predicate))
-                                    values.append(Edge(source, relation, value_node(other.value), other.value, "out"))
+                                    values.append(value_edge(source, relation, other.value))
                             continue
                         predicate = quad.predicate.value
                         relation = relation_ids.get(predicate)
@@ -352,17 +351,14 @@ class OxigraphStore(GraphStore):
                         return found
         return found
 
-    def _holds_values(self) -> bool:
+    def _probe_values(self) -> bool:
         """Whether some relation's first facts hold a literal: a look at the start of each
         relation's range, where a scan for any literal would read every fact of a KG without
         one. Where not, walks collect no literal and read no value's holders."""
-        if self._values is None:
-            quads_for = self._store.quads_for_pattern
-            self._values = any(
-                isinstance(quad.object, ox.Literal)
-                for predicate in sorted(self._predicate_iris() - {NAME_IRI})
-                for quad in itertools.islice(quads_for(None, ox.NamedNode(predicate), None, _DEFAULT), 20))
-        return self._values
+        quads_for = self._store.quads_for_pattern
+        return any(isinstance(quad.object, ox.Literal)
+                   for predicate in sorted(self._predicate_iris() - {NAME_IRI})
+                   for quad in itertools.islice(quads_for(None, ox.NamedNode(predicate), None, _DEFAULT), 20))
 
     def _select(self, query: str) -> list[ox.QuerySolution]:
         return list(self._store.query(query))

@@ -129,7 +129,6 @@ class SparqlStore(GraphStore):
         # Free-text index of the names: None until probed (again after each write).
         self._text_index: bool | None = None
         self._text_rule: bool | None = None  # whether this store could add the index rule (None: not tried)
-        self._values: bool | None = None  # whether it holds literal attributes: None until probed (again after a write of some)
         self._warned_scan = False
 
     def close(self) -> None:
@@ -335,10 +334,8 @@ class SparqlStore(GraphStore):
         rows = self._select_values(sparql_text.holders_query(value, None if limit is None else limit + 1))
         return [(from_iri(row["r"]), from_iri(row["s"])) for row in rows]
 
-    def _holds_values(self) -> bool:
-        if self._values is None:
-            self._values = bool(self._select(sparql_text.any_attribute_query()))
-        return self._values
+    def _probe_values(self) -> bool:
+        return bool(self._select(sparql_text.any_attribute_query()))
 
     def _search_exact(self, text: str, normalized: str, limit: int) -> list[EntityMatch]:
         return _matches(self._select(sparql_text.search_exact_query(text, normalized, limit)))

@@ -73,7 +73,7 @@ def store_of(kg: str, stores: Path, args: argparse.Namespace) -> str:
 
 
 def store_name(kg: str, relation_names: str, values: str = "as-built") -> str:
-    suffixes = [s for s in (relation_names, values and f"{values}-values") if s and not s.startswith("as-built")]
+    suffixes = [s for s in (relation_names, f"{values}-values") if not s.startswith("as-built")]
     return "-".join([kg, *suffixes])
 
 
