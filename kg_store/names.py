@@ -77,7 +77,11 @@ class NameIndex:
         else:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.Lock()
-        if not read_only:
+        if read_only:
+            # Pages read through a memory map, not a system call each: a walk looks up the
+            # names of thousands of neighbours a question, each a seek into the id table.
+            self._db.execute("PRAGMA mmap_size = 1099511627776")
+        else:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB: big loads touch many pages
             self._db.execute("CREATE TEMP TABLE IF NOT EXISTS incoming "

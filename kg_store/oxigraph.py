@@ -18,6 +18,14 @@ it rebuilt from its names once: by `after_load`, or at the first partial search.
 read-only opener adds a missing file (or replaces one of another version), but never
 rebuilds a dirty one, which a writer may be in the middle of: it searches a rebuild in
 memory instead, with a warning.
+
+The neighbours a walk reads come from a third side file, the adjacency index
+(`kg_store.adjacency`, PATH/kgqa-adjacency.sqlite): every entity's edges and literal values
+in one B-tree range, in the quads' own order, several times faster a read than the quads.
+`after_load` builds it from a scan of the store, where the store is big enough to gain
+(`adjacency_min_bytes`); a write drops it. Without one (a small or in-memory store, a store
+written but not settled by `after_load`, one written by an earlier version) the same reads
+go to the quads and return the same edges, in the same order.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kg_store import sparql_text
+from kg_store.adjacency import ADJACENCY_FILE, ASK_STORE, IN, OUT, VALUE, AdjacencyIndex
 from kg_store.base import DirectionFilter, GraphStore
 from kg_store.errors import StoreUnavailable
 from kg_store.ids import NAME_IRI, NORM_NAME_IRI, from_iri, is_internal_iri, to_iri
@@ -53,6 +62,10 @@ class OxigraphStore(GraphStore):
     # Small enough that parsing and encoding the next batch overlap Oxigraph's load of this
     # one for most of a file; at five million facts 50k loaded fastest (bench/store.py).
     write_batch_size = 50_000
+    # A store this big on disk (RocksDB's files, about 400,000 facts) gets an adjacency index
+    # from `after_load`: below it the quads answer a walk in milliseconds all the same, and the
+    # build (a second or two at 100,000 facts) would delay a first answer (`kgqa demo`).
+    adjacency_min_bytes = 64 << 20
 
     def __init__(self, url: str, path: str | Path | None, *, read_only: bool = False, **kwargs) -> None:
         super().__init__(url, **kwargs)
@@ -100,6 +113,9 @@ class OxigraphStore(GraphStore):
         self._predicates: set[str] | None = None
         if fresh or self.path is None:
             self._keep_predicates(set())
+        # The adjacency index, where one of this version lies beside the store.
+        self._adjacency_path = self.path / ADJACENCY_FILE if self.path is not None else None
+        self._adjacency = AdjacencyIndex.open(self._adjacency_path) if self._adjacency_path and not fresh else None
 
     def forget_entities(self) -> None:
         self._nodes.clear()
@@ -111,6 +127,9 @@ class OxigraphStore(GraphStore):
             if self._index is not None:
                 self._index.close()
                 self._index = None
+        if self._adjacency is not None:
+            self._adjacency.close()
+            self._adjacency = None
 
     def after_load(self) -> None:
         # Merge the SST files bulk_load wrote; otherwise background compaction competes
@@ -121,8 +140,13 @@ class OxigraphStore(GraphStore):
         index = self._name_index()  # built here when missing, rather than at a first search
         if len(index) > 0:
             index.optimize()
+        if self._adjacency is None and self._adjacency_path is not None and self._disk_bytes() >= self.adjacency_min_bytes:
+            AdjacencyIndex.build(self._adjacency_path, self._adjacency_rows(), index.path)
+            self._adjacency = AdjacencyIndex.open(self._adjacency_path)
+            self._values = None  # the index knows exactly (`_probe_values`)
 
     def clear(self) -> None:
+        self._drop_adjacency()
         self._store.clear()
         self._nodes.clear()
         self._values = None
@@ -147,6 +171,7 @@ class OxigraphStore(GraphStore):
         def load() -> None:
             if not data:
                 return
+            self._drop_adjacency()
             self._nodes.clear()
             if batch.attributes:
                 self._values = None
@@ -165,6 +190,40 @@ class OxigraphStore(GraphStore):
                     index.add(batch.names)
 
         return load
+
+    # ---- the adjacency index ---------------------------------------------------------
+    def _drop_adjacency(self) -> None:
+        """Before the store changes: its reads go to the quads until `after_load` builds it again."""
+        if self._adjacency is not None:
+            self._adjacency.close()
+            self._adjacency = None
+        if self._adjacency_path is not None and not self.read_only:
+            AdjacencyIndex.drop(self._adjacency_path)
+
+    def _disk_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.glob("*.sst")) if self.path is not None else 0
+
+    def _adjacency_rows(self) -> Iterator[tuple[str, int, str, str]]:
+        """(node, way, relation, other) of every fact, in the order of a scan of the quads:
+        what `_neighbors_from_quads` reads of each entity, both ways, and of its values."""
+        named_node, literal = ox.NamedNode, ox.Literal
+        relation_ids: dict[str, str | None] = {}  # predicate IRI -> relation id, None: internal
+        for quad in self._store.quads_for_pattern(None, None, None, _DEFAULT):
+            subject, other = quad.subject, quad.object
+            if type(subject) is not named_node:
+                continue
+            predicate = quad.predicate.value
+            if predicate not in relation_ids:
+                relation_ids[predicate] = None if is_internal_iri(predicate) else from_iri(predicate)
+            relation = relation_ids[predicate]
+            if relation is None:
+                continue
+            if type(other) is named_node:
+                node, neighbour = from_iri(subject.value), from_iri(other.value)
+                yield node, OUT, relation, neighbour
+                yield neighbour, IN, relation, node
+            elif type(other) is literal and predicate != NAME_IRI and other.value.strip():
+                yield from_iri(subject.value), VALUE, relation, other.value
 
     # ---- the name index --------------------------------------------------------------
     def _stored_names(self) -> Iterator[tuple[str, str]]:
@@ -228,6 +287,42 @@ class OxigraphStore(GraphStore):
         relations: Collection[str] | None,
         limit_per_entity: int | None,
     ) -> Neighborhood:
+        if self._adjacency is not None:
+            return self._neighbors_from_index(self._adjacency, ids, direction, relations, limit_per_entity)
+        return self._neighbors_from_quads(ids, direction, relations, limit_per_entity)
+
+    def _neighbors_from_index(self, index: AdjacencyIndex, ids: Sequence[str], direction: DirectionFilter,
+                              relations: Collection[str] | None, limit_per_entity: int | None) -> Neighborhood:
+        """`_neighbors_from_quads`'s edges and values, read from the adjacency index."""
+        wanted = list(relations) if relations else None
+        collect = direction != "in" and self._holds_values()
+        hood = Neighborhood(edges={}, values={} if collect else None)
+        read = None if limit_per_entity is None else limit_per_entity + 1  # the extra row says "capped"
+        found: list[tuple[str, list[tuple[str, str, str, str | None, int, str]]]] = []
+        for source in ids:
+            edges: list[tuple[str, str, str, str | None, int, str]] = []  # (source, relation, other, name, named, dir)
+            for dir_name, way in (("out", OUT), ("in", IN)):
+                if direction not in (dir_name, "both"):
+                    continue
+                rows = index.edges(source, way, wanted, read)
+                if read is not None and len(rows) == read:
+                    hood.truncated.add(source)
+                    rows.pop()
+                edges += [(source, relation, other, name, named, dir_name) for relation, other, name, named in rows]
+                if collect and dir_name == "out" and source not in hood.truncated:
+                    hood.values[source] = [value_edge(source, relation, value)  # type: ignore[index]
+                                           for relation, value, _, _ in index.edges(source, VALUE, wanted, None)]
+            found.append((source, edges))
+        # The rows carry their neighbours' shown names; the store chooses for those with several.
+        several = list(dict.fromkeys(o for _, edges in found for _, _, o, _, named, _ in edges if named == ASK_STORE))
+        chosen = self._shown_names(several) if several else {}
+        for source, edges in found:
+            hood.edges[source] = [Edge(s, r, o, chosen[o] if named == ASK_STORE else name, d)  # type: ignore[arg-type]
+                                  for s, r, o, name, named, d in edges]
+        return hood
+
+    def _neighbors_from_quads(self, ids: Sequence[str], direction: DirectionFilter,
+                              relations: Collection[str] | None, limit_per_entity: int | None) -> Neighborhood:
         rel_nodes = [ox.NamedNode(to_iri(r)) for r in relations] if relations else [None]
         nodes, relation_ids, named_node = self._nodes, self._relation_ids, ox.NamedNode
         if len(nodes) > self._nodes_cap:
@@ -249,7 +344,7 @@ class OxigraphStore(GraphStore):
             for dir_name in ("out", "in"):
                 if direction not in (dir_name, "both"):
                     continue
-                count = 0
+                count, capped = 0, False
                 for rel in rel_nodes:
                     quads = quads_for(node, rel, None, _DEFAULT) if dir_name == "out" else quads_for(None, rel, node, _DEFAULT)
                     for quad in quads:
@@ -270,6 +365,7 @@ class OxigraphStore(GraphStore):
                             relation = relation_ids[predicate] = from_iri(predicate)
                         if limit_per_entity is not None and count == limit_per_entity:
                             hood.truncated.add(source)
+                            capped = True
                             break
                         other_iri = other.value
                         if other_iri not in seen:
@@ -280,7 +376,7 @@ class OxigraphStore(GraphStore):
                                 seen[other_iri] = known
                         edges.append((source, relation, other_iri, dir_name))
                         count += 1
-                    if source in hood.truncated:
+                    if capped:
                         break
                 if collect and dir_name == "out" and source not in hood.truncated:
                     hood.values[source] = values  # a capped scan stopped early: its values are read apart
@@ -292,11 +388,18 @@ class OxigraphStore(GraphStore):
         return hood
 
     def _remember(self, iris: list[str]) -> dict[str, tuple[str, str | None]]:
-        """The (id, name) of entities (IRIs), also kept in `_nodes`. From the name index's table of
-        shown names (a B-tree keyed by id, several times faster a name than the quad index),
-        where the index is ready (`_index_as_it_is`); from the quads otherwise, and for an
-        entity with several names, which the language chooses between (`_name_of`)."""
+        """The (id, name) of entities (IRIs), also kept in `_nodes`."""
         ids = [from_iri(i) for i in iris]
+        shown = self._shown_names(ids)
+        read = {iri: (entity, shown[entity]) for iri, entity in zip(iris, ids, strict=True)}
+        self._nodes.update(read)
+        return read
+
+    def _shown_names(self, ids: list[str]) -> dict[str, str | None]:
+        """The name each entity shows. From the name index's table of shown names (a B-tree
+        keyed by id, several times faster a name than the quad index), where the index is
+        ready (`_index_as_it_is`); from the quads otherwise, and for an entity with several
+        names, which the language chooses between (`_name_of`)."""
         index = self._index_as_it_is()
         if index is None:
             shown: dict[str, str | None] = {}
@@ -305,9 +408,7 @@ class OxigraphStore(GraphStore):
             shown, several = index.display_names(ids)
         for entity in several:
             shown[entity] = self._name_of(ox.NamedNode(to_iri(entity)))
-        read = {iri: (entity, shown[entity]) for iri, entity in zip(iris, ids, strict=True)}
-        self._nodes.update(read)
-        return read
+        return shown
 
     def _name_of(self, node: ox.NamedNode) -> str | None:
         fallback = None
@@ -354,7 +455,10 @@ class OxigraphStore(GraphStore):
     def _probe_values(self) -> bool:
         """Whether some relation's first facts hold a literal: a look at the start of each
         relation's range, where a scan for any literal would read every fact of a KG without
-        one. Where not, walks collect no literal and read no value's holders."""
+        one. Where not, walks collect no literal and read no value's holders. The adjacency
+        index, where there is one, knows exactly."""
+        if self._adjacency is not None:
+            return self._adjacency.holds_values
         quads_for = self._store.quads_for_pattern
         return any(isinstance(quad.object, ox.Literal)
                    for predicate in sorted(self._predicate_iris() - {NAME_IRI})
@@ -400,8 +504,16 @@ class OxigraphStore(GraphStore):
         """Each entity's edges counted per relation by a query that reads at most
         `DEGREE_ROWS` of them each way; past that, a hub's count of each relation is read
         from that relation's index range, both ways, stopping at `cap` (a few reads a
-        relation, however big the hub). The exact count's GROUP BY read every edge of a hub,
-        longer the bigger the hub (docs/scale.md, the hub fill's table)."""
+        relation, however big the hub). An exact count's GROUP BY would read every edge of a
+        hub, longer the bigger the hub. The adjacency index,
+        where there is one, counts each relation of an entity up to `cap` both ways, a seek a
+        relation."""
+        if self._adjacency is not None:
+            for source in ids:
+                for way in (OUT, IN):
+                    for relation, count in self._adjacency.relation_counts(source, way, cap).items():
+                        yield source, relation, count
+            return
         predicates: list[tuple[ox.NamedNode, str]] | None = None  # read once a call, where a hub needs them
         for source in ids:
             counts: dict[str, int] = {}

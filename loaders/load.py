@@ -94,8 +94,10 @@ def load_file(
     on_bytes: Callable[[int], None] | None = None,
     on_batch: Callable[[LoadReport], None] | None = None,
     rdf: RdfOptions | None = None,
+    on_settle: Callable[[], None] | None = None,
 ) -> LoadReport:
-    """Stream `path` into `store` in batches of `store.write_batch_size` records.
+    """Stream `path` into `store` in batches of `store.write_batch_size` records, then
+    settle the store (`after_load`: compaction, index builds; `on_settle` is told first).
 
     Malformed lines are counted (the first few kept with line numbers) and skipped, or
     raise MalformedInput at once when `strict`. Batches are written on a background
@@ -103,7 +105,7 @@ def load_file(
     write); at most two batches are in memory, so memory stays bounded.
     """
     with cyclic_gc_paused():
-        return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch, rdf)
+        return _load(store, fmt, path, strict, schema_prefixes, on_bytes, on_batch, rdf, on_settle)
 
 
 def _load(
@@ -115,6 +117,7 @@ def _load(
     on_bytes: Callable[[int], None] | None,
     on_batch: Callable[[LoadReport], None] | None,
     rdf: RdfOptions | None = None,
+    on_settle: Callable[[], None] | None = None,
 ) -> LoadReport:
     prefixes = store.schema_prefixes if schema_prefixes is None else schema_prefixes
     report = LoadReport(fmt, str(path), store.display_url)
@@ -168,6 +171,8 @@ def _load(
         finally:
             if pending is not None:
                 pending.result()
+    if on_settle is not None:
+        on_settle()
     store.after_load()
     report.seconds = time.perf_counter() - started
     return report

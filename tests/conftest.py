@@ -8,13 +8,14 @@ NEO4J_USER / NEO4J_PASSWORD) adds a real Neo4j to the suite.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
 
-from kg_store import GraphStore, open_store
+from kg_store import GraphStore, LoadBatch, open_store
+from kg_store.oxigraph import OxigraphStore
 from kg_store.registry import BoltOptions
 
 # The `endpoint` fixture: a scripted OpenAI-compatible server.
@@ -23,7 +24,7 @@ pytest_plugins = ["tests.scripted_endpoint"]
 REQUIRE_SERVERS = os.environ.get("KGQA_REQUIRE_SERVERS") == "1"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 # Backends that need a server carry the `server` mark: `-m "not server"` runs the rest alone.
-BACKENDS = ["memory", "oxigraph", *(pytest.param(name, marks=pytest.mark.server)
+BACKENDS = ["memory", "oxigraph", "oxigraph-settled", *(pytest.param(name, marks=pytest.mark.server)
                                    for name in ("virtuoso", "virtuoso-gsp", "falkordb", "neo4j"))]
 
 
@@ -73,7 +74,7 @@ def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def _store_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if backend == "memory":
         return "memory:"
-    if backend == "oxigraph":
+    if backend in ("oxigraph", "oxigraph-settled"):
         return f"oxigraph:{tmp_path / 'oxigraph'}"
     if backend == "virtuoso":
         return request.getfixturevalue("virtuoso_url")
@@ -89,6 +90,26 @@ def _store_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
     raise AssertionError(backend)
 
 
+class SettledOxigraphStore(OxigraphStore):
+    """The embedded store as `kgqa load` leaves it: each write settled by `after_load`, so
+    that its reads go through the adjacency index (the plain "oxigraph" backend's, written
+    and never settled, read the quads), however small the store."""
+
+    adjacency_min_bytes = 0
+
+    def prepare_write(self, batch: LoadBatch) -> Callable[[], None]:
+        load = super().prepare_write(batch)
+
+        def settled() -> None:
+            load()
+            self.after_load()
+        return settled
+
+    def clear(self) -> None:
+        super().clear()
+        self.after_load()
+
+
 def open_test_store(url: str) -> GraphStore:
     return open_store(url, bolt=BoltOptions(os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD")))
 
@@ -96,7 +117,8 @@ def open_test_store(url: str) -> GraphStore:
 @pytest.fixture(scope="session", params=BACKENDS)
 def backend_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
     """One open store per backend for the whole run: connecting is the slow part."""
-    store = open_test_store(_store_url(request.param, request, tmp_path_factory.mktemp(request.param)))
+    url = _store_url(request.param, request, tmp_path_factory.mktemp(request.param))
+    store = SettledOxigraphStore(url, url.removeprefix("oxigraph:")) if request.param == "oxigraph-settled" else open_test_store(url)
     try:
         yield store
     finally:

@@ -63,6 +63,22 @@ def test_store_neighbors_shows_an_rdf_graphs_literals_when_asked(tmp_path: Path)
     assert '"1815-12-10"' in table and "\x1f" not in table  # the id column quotes a literal
 
 
+def test_store_settle_gives_a_store_without_one_its_adjacency_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kg_store.adjacency import ADJACENCY_FILE
+
+    ttl = tmp_path / "people.ttl"
+    ttl.write_text('@prefix ex: <http://example.org/> .\nex:ada ex:bornIn ex:london .\n', encoding="utf-8")
+    url = f"oxigraph:{tmp_path / 'store'}"
+    assert invoke("load", "-f", "rdf", str(ttl), "--store", url).exit_code == 0
+    assert not (tmp_path / "store" / ADJACENCY_FILE).exists()  # too small to want one
+    monkeypatch.setattr(OxigraphStore, "adjacency_min_bytes", 0)
+    settled = invoke("store", "settle", "--store", url, "--json")
+    assert settled.exit_code == 0, settled.output
+    assert (tmp_path / "store" / ADJACENCY_FILE).is_file()
+    hood = json.loads(invoke("store", "neighbors", "http://example.org/ada", "--store", url, "--json").stdout)
+    assert [(n["relation"], n["id"]) for n in hood[0]["neighbors"]] == [("http://example.org/bornIn", "http://example.org/london")]
+
+
 def test_settings_come_from_the_environment(kb: Path, tmp_path: Path) -> None:
     env = {"KGQA_STORE": f"oxigraph:{tmp_path / 'envstore'}"}
     assert invoke("load", "-f", "metaqa", str(kb), env=env).exit_code == 0

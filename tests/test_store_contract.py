@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import random
 import sqlite3
 import warnings
 from collections import Counter
@@ -14,6 +15,7 @@ import pytest
 
 from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, Attribute, GraphStore, InvalidId, LoadBatch, Triple, open_store
 from kg_store import oxigraph as oxigraph_backend
+from kg_store.adjacency import ADJACENCY_FILE
 from kg_store.base import EDGES_PER_MISSING_RELATION
 from kg_store.ids import from_iri
 from kg_store.model import is_value_node, value_node
@@ -582,6 +584,79 @@ def test_oxigraph_fills_a_big_hub_relation_by_relation(empty_store: GraphStore, 
     assert {e.relation for e in capped.edges["m.us"]} == {
         "a.country.divisions", "z.country.capital", "z.country.form_of_government"}
     assert empty_store.degrees(["m.us"]) == {"m.us": 42}  # popularity stays exact
+
+
+# ---- the embedded store's adjacency index -----------------------------------------------
+def random_kg(seed: int) -> LoadBatch:
+    """Hubs over the cap in both directions and by several relations, unnamed nodes, entities
+    with several names, literal values and facts to themselves: what the order and the caps
+    of a read can differ on."""
+    rng = random.Random(seed)
+    entities = [f"m.e{i}" for i in range(300)]
+    relations = [f"r.rel.{name}" for name in ("a", "b", "c", "d", "e", "f")]
+    triples = [Triple(rng.choice(entities[:8]) if rng.random() < 0.3 else rng.choice(entities), rng.choice(relations),
+                      rng.choice(entities[:5]) if rng.random() < 0.4 else rng.choice(entities)) for _ in range(4000)]
+    names = [(e, f"Entity {i}") for i, e in enumerate(entities) if i % 7]
+    names += [("m.e15", "Fifteen again")]  # two names: the store chooses
+    attributes = [Attribute(rng.choice(entities), rng.choice(relations[:3]), str(rng.randint(1900, 1910)))
+                  for _ in range(300)]
+    return LoadBatch(triples=triples, names=names, attributes=attributes)
+
+
+def test_oxigraph_reads_the_same_edges_in_the_same_order_from_its_adjacency_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk meets a capped hub's first edges and every entity's edges in the store's order:
+    the index must give exactly what the quads give, or `kgqa load` would change answers."""
+    monkeypatch.setattr(OxigraphStore, "adjacency_min_bytes", 0)
+    store = open_store(f"oxigraph:{tmp_path / 'kg'}")
+    store.write(random_kg(0))
+    assert store._adjacency is None  # written, not settled: the quads answer
+    quads = store._neighbors_from_quads
+    store.after_load()
+    index = store._adjacency
+    assert index is not None and (tmp_path / "kg" / ADJACENCY_FILE).is_file()
+    ids = [f"m.e{i}" for i in range(300)] + ["m.nowhere"]
+    reads = [(d, r, cap) for d in ("both", "out", "in")
+             for r in (None, ["r.rel.c"], ["r.rel.e", "r.rel.a", "r.rel.missing"]) for cap in (None, 1, 10, 100)]
+    for read in reads:
+        expected = quads(ids, *read)
+        store.forget_entities()
+        got = store._neighbors_from_index(index, ids, *read)
+        assert got.edges == expected.edges, read
+        assert got.truncated == expected.truncated and got.values == expected.values, read
+    assert store._neighbors_from_quads(["m.e0"], "both", None, 10).truncated == {"m.e0"}  # the hubs are capped
+    filled = store.neighbors(ids[:10], limit_per_entity=10, every_relation=True, values=True)
+    store._adjacency = None
+    assert store.neighbors(ids[:10], limit_per_entity=10, every_relation=True, values=True) == filled
+    store.close()
+
+
+def test_oxigraph_adjacency_index_is_dropped_by_a_write_and_built_by_after_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"oxigraph:{tmp_path / 'kg'}"
+    side = tmp_path / "kg" / ADJACENCY_FILE
+    store = open_store(url)
+    store.write(fixture_batch())
+    store.after_load()
+    assert not side.exists()  # a small store: the quads answer fast enough
+    monkeypatch.setattr(OxigraphStore, "adjacency_min_bytes", 0)
+    store.after_load()
+    assert side.is_file()
+    store.write(LoadBatch(triples=[Triple("m.tom", "people.person.spouse", "m.rita")]))
+    assert not side.exists() and store._adjacency is None  # never a stale read
+    assert ("m.rita", "out") in {(e.neighbor, e.direction) for e in store.neighbors(["m.tom"]).edges["m.tom"]}
+    store.after_load()
+    store.close()
+    del store
+    store = reopen(url, read_only=True)
+    assert store._adjacency is not None  # a reader finds it
+    assert ("m.rita", "out") in {(e.neighbor, e.direction) for e in store.neighbors(["m.tom"]).edges["m.tom"]}
+    store.close()
+    del store
+    store = reopen(url)
+    store.clear()
+    assert not side.exists() and store.neighbors(["m.tom"]).edges == {"m.tom": []}
+    store.close()
 
 
 def test_subgraph_two_hops_with_caps(store: GraphStore) -> None:

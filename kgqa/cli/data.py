@@ -96,7 +96,8 @@ def load_with_progress(store: GraphStore, fmt: str, path: Path, strict: bool, pr
 
         try:
             return load_file(store, fmt, path, strict=strict, schema_prefixes=prefixes,
-                             on_bytes=lambda n: bar.update(advance=n), on_batch=on_batch, rdf=rdf)
+                             on_bytes=lambda n: bar.update(advance=n), on_batch=on_batch, rdf=rdf,
+                             on_settle=lambda: bar.update(note="settling: compacting, building the indexes"))
         except MalformedInput as exc:
             raise fail(f"malformed input: {exc}") from exc
         except OSError as exc:  # the store's disk is full, or gone read-only

@@ -1,7 +1,8 @@
-"""`kgqa store ...`: look inside a store (counts, neighbours, entity search)."""
+"""`kgqa store ...`: look inside a store (counts, neighbours, entity search), settle it."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 import typer
@@ -26,6 +27,22 @@ def store_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         print_json(data)
     else:
         out.print(f"{target.display_url}: {stats.triples:,} triples, {stats.entities:,} entities, {stats.relations:,} relations")
+
+
+@store_app.command("settle")
+def store_settle(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Finish a store as the end of `kgqa load` does: compact it and build the embedded
+    store's name and adjacency indexes where they are missing (a store written by an
+    earlier kgqa, or by another tool once its side files are deleted)."""
+    with opened(settings_from(store)) as target:
+        started = time.perf_counter()
+        with out.status(f"settling {target.display_url} (minutes at tens of millions of facts)"):
+            target.after_load()
+        seconds = round(time.perf_counter() - started, 1)
+    if as_json:
+        print_json({"store": target.display_url, "seconds": seconds})
+    else:
+        out.print(f"{target.display_url}: settled in {seconds} s")
 
 
 @store_app.command("neighbors")
