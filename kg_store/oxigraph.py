@@ -141,9 +141,20 @@ class OxigraphStore(GraphStore):
         if len(index) > 0:
             index.optimize()
         if self._adjacency is None and self._adjacency_path is not None and self._disk_bytes() >= self.adjacency_min_bytes:
-            AdjacencyIndex.build(self._adjacency_path, self._adjacency_rows(), index.path)
-            self._adjacency = AdjacencyIndex.open(self._adjacency_path)
-            self._values = None  # the index knows exactly (`_probe_values`)
+            self._build_adjacency(index.path)
+
+    def _build_adjacency(self, names: Path | None) -> None:
+        """The adjacency index, built from a scan of the store. A build that fails (a full
+        disk) loses nothing: the store is whole, and its walks read the quads meanwhile."""
+        try:
+            AdjacencyIndex.build(self._adjacency_path, self._adjacency_rows(), names)  # type: ignore[arg-type]
+        except (OSError, sqlite3.Error) as exc:
+            warnings.warn(f"{self.display_url}: the adjacency index could not be built ({exc}); walks read the "
+                          "store's quads, slower on a large store. Free space, then run `kgqa store settle`",
+                          RuntimeWarning, stacklevel=3)
+            return
+        self._adjacency = AdjacencyIndex.open(self._adjacency_path)  # type: ignore[arg-type]
+        self._values = None  # the index knows exactly (`_probe_values`)
 
     def clear(self) -> None:
         self._drop_adjacency()

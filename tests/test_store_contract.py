@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import random
 import sqlite3
 import warnings
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kg_store import DEFAULT_SCHEMA_PREFIXES, UNNAMED, Attribute, GraphStore, InvalidId, LoadBatch, Triple, open_store
+from kg_store import adjacency as adjacency_backend
 from kg_store import oxigraph as oxigraph_backend
 from kg_store.adjacency import ADJACENCY_FILE
 from kg_store.base import EDGES_PER_MISSING_RELATION
@@ -628,6 +630,25 @@ def test_oxigraph_reads_the_same_edges_in_the_same_order_from_its_adjacency_inde
     filled = store.neighbors(ids[:10], limit_per_entity=10, every_relation=True, values=True)
     store._adjacency = None
     assert store.neighbors(ids[:10], limit_per_entity=10, every_relation=True, values=True) == filled
+    store.close()
+
+
+def test_oxigraph_adjacency_build_that_fails_warns_and_leaves_the_store_readable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(OxigraphStore, "adjacency_min_bytes", 0)
+    store = open_store(f"oxigraph:{tmp_path / 'kg'}")
+    store.write(fixture_batch())
+    write = adjacency_backend._write
+
+    def disk_full(db: sqlite3.Connection, rows, names) -> None:
+        write(db, itertools.islice(rows, 3), names)  # part of the rows written, then the disk fills up
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(adjacency_backend, "_write", disk_full)
+    with pytest.warns(RuntimeWarning, match="adjacency index could not be built.*kgqa store settle"):
+        store.after_load()
+    assert store._adjacency is None and list((tmp_path / "kg").glob(f"{ADJACENCY_FILE}*")) == []
+    assert ("m.cvt1", "out") in {(e.neighbor, e.direction) for e in store.neighbors(["m.tom"]).edges["m.tom"]}
     store.close()
 
 
