@@ -309,9 +309,10 @@ class OxigraphStore(GraphStore):
         collect = direction != "in" and self._holds_values()
         hood = Neighborhood(edges={}, values={} if collect else None)
         read = None if limit_per_entity is None else limit_per_entity + 1  # the extra row says "capped"
-        found: list[tuple[str, list[tuple[str, str, str, str | None, int, str]]]] = []
+        # The rows carry their neighbours' shown names; the store chooses for those with several.
+        several: dict[str, list[tuple[list[Edge], int]]] = {}  # such a neighbour -> where its edges are
         for source in ids:
-            edges: list[tuple[str, str, str, str | None, int, str]] = []  # (source, relation, other, name, named, dir)
+            edges: list[Edge] = []
             for dir_name, way in (("out", OUT), ("in", IN)):
                 if direction not in (dir_name, "both"):
                     continue
@@ -319,17 +320,19 @@ class OxigraphStore(GraphStore):
                 if read is not None and len(rows) == read:
                     hood.truncated.add(source)
                     rows.pop()
-                edges += [(source, relation, other, name, named, dir_name) for relation, other, name, named in rows]
+                for relation, other, name, named in rows:
+                    if named == ASK_STORE:
+                        several.setdefault(other, []).append((edges, len(edges)))
+                    edges.append(Edge(source, relation, other, name, dir_name))  # type: ignore[arg-type]
                 if collect and dir_name == "out" and source not in hood.truncated:
                     hood.values[source] = [value_edge(source, relation, value)  # type: ignore[index]
                                            for relation, value, _, _ in index.edges(source, VALUE, wanted, None)]
-            found.append((source, edges))
-        # The rows carry their neighbours' shown names; the store chooses for those with several.
-        several = list(dict.fromkeys(o for _, edges in found for _, _, o, _, named, _ in edges if named == ASK_STORE))
-        chosen = self._shown_names(several) if several else {}
-        for source, edges in found:
-            hood.edges[source] = [Edge(s, r, o, chosen[o] if named == ASK_STORE else name, d)  # type: ignore[arg-type]
-                                  for s, r, o, name, named, d in edges]
+            hood.edges[source] = edges
+        if several:
+            chosen = self._shown_names(list(several))
+            for entity, places in several.items():
+                for edges, at in places:
+                    edges[at] = edges[at]._replace(neighbor_name=chosen[entity])
         return hood
 
     def _neighbors_from_quads(self, ids: Sequence[str], direction: DirectionFilter,
