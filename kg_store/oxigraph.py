@@ -212,7 +212,14 @@ class OxigraphStore(GraphStore):
             AdjacencyIndex.drop(self._adjacency_path)
 
     def _disk_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.path.glob("*.sst")) if self.path is not None else 0
+        """The size of RocksDB's table files, each read as it is found."""
+        total = 0
+        for table in self.path.glob("*.sst") if self.path is not None else ():
+            try:
+                total += table.stat().st_size
+            except FileNotFoundError:  # compacted away between the listing and the read
+                pass
+        return total
 
     def _adjacency_rows(self) -> Iterator[tuple[str, int, str, str]]:
         """(node, way, relation, other) of every fact, in the order of a scan of the quads:
