@@ -10,9 +10,10 @@ for an edge to an entity, VALUE for a literal attribute (names aside) as the val
 The other entity's shown name is in the row, copied from the name index's table of shown
 names when the index is built (`named`: NAMED, UNNAMED, or ASK_STORE for an entity with
 several names, which the store chooses between by language): a walk reads thousands of
-neighbours a question, and a name looked up apiece was a seek into a second B-tree each. `seq` is
-the fact's position in a scan of the store's quads, which Oxigraph keeps ordered by
-subject, relation and object hashes: ordered by seq, an entity's out-edges, in-edges and
+neighbours a question, and a name looked up apiece would be a seek into a second B-tree.
+
+`seq` is the fact's position in a scan of the store's quads, which Oxigraph keeps ordered
+by subject, relation and object hashes: ordered by seq, an entity's out-edges, in-edges and
 the edges of one relation come exactly as Oxigraph's own reads return them. So a capped
 read keeps the same edges and a walk meets them in the same order, whichever the store
 reads (tests/test_store_contract.py holds the two to that).
