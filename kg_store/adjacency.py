@@ -32,13 +32,14 @@ from collections.abc import Iterable, Sequence
 from contextlib import closing
 from pathlib import Path
 
+from kg_store.names import MMAP_BYTES
+
 #: The index's file name, inside an on-disk store's folder.
 ADJACENCY_FILE = "kgqa-adjacency.sqlite"
 OUT, IN, VALUE = 0, 1, 2
 UNNAMED, NAMED, ASK_STORE = 0, 1, 2
 _VERSION = "1"
 _ROWS_A_STATEMENT = 100_000
-_MMAP_BYTES = 1 << 40  # address space, not memory: the OS pages the file in as read
 
 
 class AdjacencyIndex:
@@ -60,7 +61,7 @@ class AdjacencyIndex:
             db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False,
                                  isolation_level=None)
             # Pages read through a memory map, not a system call each: most of a seek's cost.
-            db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
+            db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             if db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() != (_VERSION,):
                 db.close()
                 return None

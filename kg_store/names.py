@@ -33,6 +33,9 @@ _MAX_LEN = (1 << 22) - 1
 _TOP = "\U0010ffff"
 # Ids a display-name lookup binds at once (SQLite allows 32,766 parameters).
 _LOOKUP_BATCH = 500
+#: A read-only connection's memory map: address space, not memory (the OS pages the file in
+#: as it is read), capped by SQLite's own build limit.
+MMAP_BYTES = 1 << 40
 
 
 def query_tokens(normalized: str) -> list[str]:
@@ -80,7 +83,7 @@ class NameIndex:
         if read_only:
             # Pages read through a memory map, not a system call each: a walk looks up the
             # names of thousands of neighbours a question, each a seek into the id table.
-            self._db.execute("PRAGMA mmap_size = 1099511627776")
+            self._db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         else:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB: big loads touch many pages

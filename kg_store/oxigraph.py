@@ -526,9 +526,8 @@ class OxigraphStore(GraphStore):
         `DEGREE_ROWS` of them each way; past that, a hub's count of each relation is read
         from that relation's index range, both ways, stopping at `cap` (a few reads a
         relation, however big the hub). An exact count's GROUP BY would read every edge of a
-        hub, longer the bigger the hub. The adjacency index,
-        where there is one, counts each relation of an entity up to `cap` both ways, a seek a
-        relation."""
+        hub, longer the bigger the hub. The adjacency index, where there is one, counts each
+        relation of an entity up to `cap` both ways, a seek a relation."""
         if self._adjacency is not None:
             for source in ids:
                 for way in (OUT, IN):
