@@ -287,6 +287,37 @@ GEO_CONJ = [
 ]
 
 
+# Other phrasings of some of the chains and conjunctions above, drafted on 2026-11-29 before
+# the agent answered any of them: whether what was tuned on the sets above carries over to
+# phrasings nobody tuned on (split into tuning and report parts like every set).
+GEO_3HOP_ALT = [
+    Chain("city-country-borders-capital", GEO_3HOP[0].steps,
+          ("list the capital cities of the nations next to the country containing {X}",
+           "which capitals belong to the neighbouring countries of {X} 's nation")),
+    Chain("city-country-capital-population", GEO_3HOP[1].steps,
+          ("what is the population of the capital city of {X} 's nation",
+           "how populous is the capital of the country that {X} belongs to")),
+    Chain("capital-country-borders-currency", GEO_3HOP[2].steps,
+          ("what currencies do the neighbours of the country with capital {X} use",
+           "which money is used in countries next to the nation whose capital city is {X}")),
+    Chain("city-country-capital-timezone", GEO_3HOP[3].steps,
+          ("which time zone is the capital of the nation containing {X} in",
+           "the capital of {X} 's nation keeps which time zone")),
+    Chain("country-borders-capital-timezone", GEO_3HOP[4].steps,
+          ("which time zones do the capitals of {X} 's neighbouring countries use",
+           "in what time zones are the capital cities of the nations next to {X}")),
+]
+GEO_CONJ_ALT = [
+    Conjunction("borders-both", GEO_CONJ[0].first, GEO_CONJ[0].second,
+                ("which country is next to both {X} and {Y}", "{X} and {Y} both border which country")),
+    Conjunction("borders-and-currency", GEO_CONJ[1].first, GEO_CONJ[1].second,
+                ("which country that borders {X} pays with the {Y}", "name the neighbour of {X} whose currency is the {Y}")),
+    Conjunction("borders-and-continent", GEO_CONJ[2].first, GEO_CONJ[2].second,
+                ("which neighbouring countries of {X} lie in {Y}", "name the countries in {Y} that share a border with {X}")),
+    Conjunction("city-in-country-and-zone", GEO_CONJ[3].first, GEO_CONJ[3].second,
+                ("what city in {X} lies in the {Y} time zone", "which {X} city keeps {Y} time")),
+]
+
 # ---------------------------------------------------------------- elements
 
 def elements_kg() -> KG:
@@ -376,6 +407,32 @@ ELEMENTS_CONJ = [
                 ("which {Y} does {X} produce the most of", "what element in the {Y} is mostly produced by {X}")),
 ]
 
+
+ELEMENTS_3HOP_ALT = [
+    Chain("element-discoverer-symbols", ELEMENTS_3HOP[0].steps,
+          ("list the chemical symbols of the elements that {X} 's discoverer discovered",
+           "give the symbols of every element found by the person who discovered {X}")),
+    Chain("symbol-discoverer-places", ELEMENTS_3HOP[1].steps,
+          ("the discoverer of the element with symbol {X} also discovered which elements",
+           "which elements share a discoverer with the element whose symbol is {X}")),
+    Chain("number-discoverer-years", ELEMENTS_3HOP[2].steps,
+          ("what elements did the person who found element number {X} discover",)),
+    Chain("person-place-series", ELEMENTS_3HOP[3].steps,
+          ("which elements come from the places where {X} made discoveries",
+           "what elements were found in the same places as the elements {X} discovered")),
+    Chain("symbol-discoverer-years", ELEMENTS_3HOP[4].steps,
+          ("list every element discovered by whoever discovered the element with symbol {X}",)),
+]
+ELEMENTS_CONJ_ALT = [
+    Conjunction("place-and-series", ELEMENTS_CONJ[0].first, ELEMENTS_CONJ[0].second,
+                ("name an element of the {Y} discovered in {X}", "which of the {Y} were found in {X}")),
+    Conjunction("person-and-place", ELEMENTS_CONJ[1].first, ELEMENTS_CONJ[1].second,
+                ("which element discovered by {X} was found in {Y}", "in {Y}, which element did {X} discover")),
+    Conjunction("period-and-block", ELEMENTS_CONJ[2].first, ELEMENTS_CONJ[2].second,
+                ("what elements belong to both {X} and the {Y}", "which element of the {Y} is in {X}")),
+    Conjunction("producer-and-series", ELEMENTS_CONJ[3].first, ELEMENTS_CONJ[3].second,
+                ("which element of the {Y} is produced mostly by {X}", "{X} is the top producer of which of the {Y}")),
+]
 
 # ---------------------------------------------------------------- languages
 
@@ -497,6 +554,31 @@ LANGUAGES_CONJ = [
 ]
 
 
+LANGUAGES_3HOP_ALT = [
+    Chain("language-home-currency-units", LANGUAGES_3HOP[0].steps,
+          ("how many minor units does the money of the country {X} comes from have",
+           "what is the number of decimal places of the currency used in {X} 's home country")),
+    Chain("language-home-official-script", LANGUAGES_3HOP[1].steps,
+          ("which scripts are used to write the official languages of the home country of {X}",
+           "the official languages of {X} 's homeland are written in which scripts")),
+    Chain("currency-countries-official-script", LANGUAGES_3HOP[2].steps,
+          ("which scripts write the official languages of the countries whose currency is the {X}",
+           "the countries using the {X} have official languages written in what scripts")),
+    Chain("language-official-currency-units", LANGUAGES_3HOP[3].steps,
+          ("how many decimal places has the currency of each country where {X} is an official language",)),
+    Chain("language-home-official-direction", LANGUAGES_3HOP[4].steps,
+          ("which way are the official languages of the homeland of {X} written",)),
+]
+LANGUAGES_CONJ_ALT = [
+    Conjunction("official-and-currency", LANGUAGES_CONJ[0].first, LANGUAGES_CONJ[0].second,
+                ("which country uses the {Y} and has {X} as an official language",
+                 "name a country with the {Y} as its currency where {X} is official")),
+    Conjunction("official-in-both", LANGUAGES_CONJ[1].first, LANGUAGES_CONJ[1].second,
+                ("what language do {X} and {Y} both have as official", "which official language do {X} and {Y} share")),
+    Conjunction("script-and-home", LANGUAGES_CONJ[2].first, LANGUAGES_CONJ[2].second,
+                ("which language from {Y} is written in the {X}", "name a language written in the {X} whose home country is {Y}")),
+]
+
 # ---------------------------------------------------------------- MetaQA's KB, other phrasings
 
 def metaqa_kg(path: Path) -> KG:
@@ -603,10 +685,12 @@ def named_questions(lines: list[str], names: dict[str, str]) -> list[str]:
 
 
 KGS = {
-    "geo": (geo_kg, {"1hop": GEO_1HOP, "2hop": GEO_2HOP, "3hop": GEO_3HOP}, GEO_CONJ),
-    "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP}, ELEMENTS_CONJ),
-    "languages": (languages_kg, {"1hop": LANGUAGES_1HOP, "2hop": LANGUAGES_2HOP, "3hop": LANGUAGES_3HOP},
-                  LANGUAGES_CONJ),
+    "geo": (geo_kg, {"1hop": GEO_1HOP, "2hop": GEO_2HOP, "3hop": GEO_3HOP, "3hop-alt": GEO_3HOP_ALT},
+            {"conj": GEO_CONJ, "conj-alt": GEO_CONJ_ALT}),
+    "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP,
+                               "3hop-alt": ELEMENTS_3HOP_ALT}, {"conj": ELEMENTS_CONJ, "conj-alt": ELEMENTS_CONJ_ALT}),
+    "languages": (languages_kg, {"1hop": LANGUAGES_1HOP, "2hop": LANGUAGES_2HOP, "3hop": LANGUAGES_3HOP,
+                                 "3hop-alt": LANGUAGES_3HOP_ALT}, {"conj": LANGUAGES_CONJ, "conj-alt": LANGUAGES_CONJ_ALT}),
 }
 
 
@@ -629,7 +713,8 @@ def main() -> None:
         print(f"{name}/kb.tsv: {len(kg.facts)} facts, {len(kg.heads)} relations")
         for kind, kind_chains in chains.items():
             write_set(folder, kind, chain_questions(kg, kind_chains, random.Random(f"{name}-{kind}")))
-        write_set(folder, "conj", conjunction_questions(kg, conjunctions, random.Random(f"{name}-conj")))
+        for kind, kind_conjunctions in conjunctions.items():
+            write_set(folder, kind, conjunction_questions(kg, kind_conjunctions, random.Random(f"{name}-{kind}")))
     if args.metaqa_kb.exists():
         kg = metaqa_kg(args.metaqa_kb)
         folder = args.out / "metaqa-possessive"
