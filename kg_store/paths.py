@@ -166,7 +166,8 @@ def explore(
     """Path groups from each seed up to `depth` hops, breadth first, one batched store
     read per hop (entities already read come from the cache).
 
-    A path never returns to its seed; it may return to an entity otherwise: B -r'-> A by
+    A path returns to its seed only where a step reaches the seed alone (it passes through
+    the topic itself); it may return to another entity: B -r'-> A by
     another relation ("the writer of the films directed by X" can be X), or back along the
     edge it just took after another relation, where that relation reaches some entity twice
     (X -r1-> A -r2-> B <-r2- {A, ...}: A is one of its own siblings). `max_frontier` caps
@@ -227,22 +228,28 @@ def _step(
         # keep it too). Not where it cannot reach a sibling: after a step that itself walked
         # back (r, r⁻¹, r), or along a relation no entity is reached by twice (a city is
         # the capital of one country: Hanoi's country is Vietnam again, however asked).
+        # Nor from the seed passed through: back along that edge is where the path came from.
         back_to_parents = last is not None and not (
             len(group.chain) >= 2 and group.chain[-2] == Step(last.relation, not last.forward)
-        ) and source.reached_twice(last)
+        ) and group.seed not in group.hops[-1] and source.reached_twice(last)
         # One group's extensions are its own (groups differ by seed or chain): collect them
         # by (relation, direction) and build each chain once, not once per edge (the
         # inner loop runs for millions of edges when a memory is synthesised).
         by_step: dict[tuple[str, bool], dict[str, set[str]]] = {}
+        to_seed: dict[tuple[str, bool], set[str]] = {}  # steps that reach the seed, from which entities
         for entity, parents in (group.hops[-1].items() if group.hops else [(group.seed, set())]):
             for edge in edges.get(entity, ()):
                 neighbour = edge.neighbor
                 forward = edge.direction == "out"
-                if neighbour == group.seed or (
-                    not back_to_parents and neighbour in parents and edge.relation == last.relation
-                    and forward != last.forward
-                ):
-                    continue  # back to the topic entity, or back along the edge just walked
+                if not back_to_parents and neighbour in parents and edge.relation == last.relation \
+                        and forward != last.forward:
+                    continue  # back along the edge just walked
+                if neighbour == group.seed:
+                    # Not a fact of the seed's with itself, nor a CVT's link back to it (the
+                    # seed's own fact again, under a longer chain).
+                    if group.hops and names.get(entity) is not None:
+                        to_seed.setdefault((edge.relation, forward), set()).add(entity)
+                    continue
                 names.setdefault(neighbour, edge.neighbor_name)
                 seen.add(neighbour)
                 reached = by_step.get((edge.relation, forward))
@@ -253,6 +260,13 @@ def _step(
                     reached[neighbour] = {entity}
                 else:
                     parents_of.add(entity)
+        # A step that reaches the seed alone passes through it: "the capital of the country
+        # where Tokyo is" is Tokyo, and its population is Tokyo's. Where the step reaches
+        # other entities too, the seed is left out of them, as benchmarks' answers leave the
+        # topic out at every hop (MetaQA's: "the genres of the films that share directors
+        # with X" are those of X's siblings, not X's own).
+        for step, parents in to_seed.items():
+            by_step.setdefault(step, {group.seed: parents})
         following += [PathGroup(group.seed, (*group.chain, Step(relation, forward)), [*group.hops, reached])
                       for (relation, forward), reached in by_step.items()]
     return following

@@ -371,3 +371,23 @@ def test_a_path_the_question_counts_against_stays_the_models_pick_under_a_weak_b
     context = PoGContext(geo, scripted(analyse=analysis(2), answer="ans: Phnom Penh"), embedder, PoGConfig())
     state = run_question(context, "Cambodia 's capital is which city", [Entity(id="Cambodia", name="Cambodia")])
     assert state["answers"][0] == "Phnom Penh"
+
+
+def test_the_names_at_a_path_s_end_tell_whether_it_reaches_what_is_asked_for(embedder: Embedder) -> None:
+    """"which elements come from the places where X made discoveries": a path that ends at
+    Argon and Helium reaches elements, one that ends at Scotland a place; the graph's own
+    names say so, not a word list. A question that does not say what it asks ("who ...")
+    gets no such term."""
+    places = PathCandidate(seed="Rayleigh", steps=[("discovered_by", B), ("discovered_in", F)],
+                           hops=[["Argon"], ["Scotland"]], text="", phase="topic")
+    elements = places.model_copy(update={"steps": [*places.steps, ("discovered_in", B)],
+                                         "hops": [*places.hops, ["Argon", "Helium", "Nitrogen"]]})
+    names = {e: e for e in ("Argon", "Scotland", "Helium", "Nitrogen")}
+    question = mask_question("which elements come from the places where Rayleigh made discoveries", ["Rayleigh"])
+    ranked = PathScorer(embedder, ScoreWeights(), question, None, [], None).rank([places, elements], names)
+    fit = {c.hops[-1][0]: c.score_parts["fit"] for c in ranked}
+    assert fit["Argon"] > fit["Scotland"]
+    who = PathScorer(embedder, ScoreWeights(), mask_question("who discovered Rayleigh", ["Rayleigh"]), None, [], None)
+    assert {c.score_parts["fit"] for c in who.rank([places, elements], names)} == {0.0}
+    unweighed = PathScorer(embedder, ScoreWeights(fit=0.0), question, None, [], None).rank([places, elements], names)
+    assert {c.score_parts["fit"] for c in unweighed} == {0.0}

@@ -62,6 +62,43 @@ def test_no_walk_back_along_a_relation_that_reaches_every_entity_once() -> None:
     assert (("country", True), ("capital", True), ("capital", False)) not in chains
 
 
+def test_a_step_that_reaches_only_the_seed_passes_through_it() -> None:
+    """"how many people live in the capital of the country where Tokyo is": Tokyo's own
+    population, through Tokyo; where a step reaches others too, the seed is left out of
+    them (the films that share a director with X are X's siblings, not X)."""
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple("Tokyo", "country", "Japan"), Triple("Osaka", "country", "Japan"),
+                                   Triple("Japan", "capital", "Tokyo"), Triple("Tokyo", "population", "9,733,276"),
+                                   Triple("Osaka", "population", "2,691,000"), Triple("Francium", "discovered_by", "Perey"),
+                                   Triple("Francium", "symbol", "Fr"), Triple("Helium", "discovered_by", "Ramsay"),
+                                   Triple("Neon", "discovered_by", "Ramsay"), Triple("Curacao", "capital", "Willemstad"),
+                                   Triple("Netherlands Antilles", "capital", "Willemstad")],
+                          names=[(e, e) for e in ("Tokyo", "Osaka", "Japan", "9,733,276", "2,691,000", "Francium",
+                                                  "Perey", "Fr", "Helium", "Neon", "Ramsay")]))
+    tokyo = groups_by_chain(explore(NeighborCache(store), ["Tokyo", "Osaka"], depth=3), "Tokyo")
+    assert tokyo[(("country", True), ("capital", True))] == ["Tokyo"]
+    assert tokyo[(("country", True), ("capital", True), ("population", True))] == ["9,733,276"]
+    assert tokyo[(("country", True), ("country", False))] == ["Osaka"]  # the seed left out beside Osaka
+    # a sibling walk that finds only the seed: "the symbols of the elements discovered by
+    # the discoverer of Francium" (Perey discovered nothing else; Ramsay two elements, so
+    # `discovered_by` can be walked back to siblings)
+    francium = groups_by_chain(explore(NeighborCache(store), ["Francium"], depth=3), "Francium")
+    assert francium[(("discovered_by", True), ("discovered_by", False), ("symbol", True))] == ["Fr"]
+    # never back along the edge that reached the seed, even where the relation reaches an
+    # entity twice (Willemstad is the capital of two countries)
+    assert (("country", True), ("capital", True), ("capital", False)) not in tokyo
+
+
+def test_a_cvt_linking_back_to_the_seed_is_no_way_through_it() -> None:
+    """Freebase links a CVT back to the seed (a performance's actor): that is the seed's own
+    fact again, so no chain passes through the seed that way."""
+    store = film_store()
+    store.write(LoadBatch(triples=[Triple("m.cvt1", "film.performance.actor", "m.hanks")]))
+    chains = groups_by_chain(explore(NeighborCache(store), ["m.hanks"], depth=2), "m.hanks")
+    assert chains[(("film.actor.film", True), ("film.performance.film", True))] == ["m.castaway", "m.gump"]
+    assert not any(("film.performance.actor", True) in chain for chain in chains)
+
+
 def test_concrete_paths_are_rebuilt_from_a_group() -> None:
     walk = explore(NeighborCache(film_store()), ["Tom Hanks"], depth=2)
     group = next(g for g in walk.groups if g.chain == (Step("starred_actors", False), Step("directed_by", True)))

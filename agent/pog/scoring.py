@@ -26,6 +26,9 @@
                            it asks by a cue word, or by naming one relation in two places]
           - w.value     * [the question asks for a number or a date and none of the path's
                            ends is one (`asks_for_a_value`)]
+          + w.fit       * cos(the words saying what the question asks for, the names at the
+                          path's end): what kind of thing the path reaches, told by the graph's
+                          own names ("which *elements* ...": Argon and Helium, not Scotland)
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -99,6 +102,9 @@ class PathScorer:
         self._naming: dict[str, frozenset[int]] = {}
         self._may_name = [i for i, w in enumerate(self.words) if may_name_a_relation(w)]
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
+        # What the question asks for, as one text ("elements"); None where it does not say ("who ...").
+        asked_text = " ".join(self.words[i] for i in sorted(self.asked_at))
+        self.asked_vector = embedder.encode([asked_text])[0] if asked_text and weights.fit else None
 
     def naming_positions(self, relation: str) -> frozenset[int]:
         """Where the question names the relation: the positions of its words that name it by
@@ -290,14 +296,36 @@ class PathScorer:
         parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates],
                            [returns(c.seed, c.hops) for c in candidates])
         names = names or {}
-        for candidate, p, loop in zip(candidates, parts, looping, strict=True):
+        fits = self.end_fits(candidates, names)
+        for candidate, p, loop, fit in zip(candidates, parts, looping, fits, strict=True):
             p["loop"] = float(loop)
             p["value"] = float(self.asks_for_value and not any(is_value(names.get(e) or e) for e in candidate.ends))
-            p["total"] = round(p["total"] - self.weights.loop * p["loop"] - self.weights.value * p["value"], 4)
+            p["fit"] = round(fit, 4)
+            p["total"] = round(p["total"] - self.weights.loop * p["loop"] - self.weights.value * p["value"]
+                               + self.weights.fit * fit, 4)
             if self._vote_void(p) and p["memory"]:
                 p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
+
+    def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None],
+                 shown: int = 3) -> list[float]:
+        """How alike what the question asks for is to each candidate's end: the cosine of
+        the asked words and the mean of the first `shown` names at its end (0 where the
+        question does not say what it asks for, or the end has no name)."""
+        fits = [0.0] * len(candidates)
+        if self.asked_vector is None:
+            return fits
+        ends = [[n for n in (names.get(e) for e in c.ends[:shown * 2]) if n][:shown] for c in candidates]
+        texts = list(dict.fromkeys(n for end in ends for n in end))
+        if not texts:
+            return fits
+        vectors = dict(zip(texts, self.embedder.encode(texts), strict=True))
+        for i, end in enumerate(ends):
+            if end:
+                mean = np.mean([vectors[n] for n in end], axis=0)
+                fits[i] = float(mean @ self.asked_vector / (np.linalg.norm(mean) or 1.0))
+        return fits
 
     def beam(self, groups: list[PathGroup], names: dict[str, str | None], keep: int) -> list[PathGroup]:
         """The `keep` best groups of one exploration hop: the ones worth extending."""
