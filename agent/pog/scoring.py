@@ -296,32 +296,36 @@ class PathScorer:
         parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates],
                            [returns(c.seed, c.hops) for c in candidates])
         names = names or {}
-        fits = self.end_fits(candidates, names)
-        for candidate, p, loop, fit in zip(candidates, parts, looping, fits, strict=True):
+        for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
             p["value"] = float(self.asks_for_value and not any(is_value(names.get(e) or e) for e in candidate.ends))
+            p["total"] -= self.weights.loop * p["loop"] + self.weights.value * p["value"]
+        fits = self.end_fits(candidates, names, [p["total"] for p in parts])
+        for p, fit in zip(parts, fits, strict=True):
             p["fit"] = round(fit, 4)
-            p["total"] = round(p["total"] - self.weights.loop * p["loop"] - self.weights.value * p["value"]
-                               + self.weights.fit * fit, 4)
+            p["total"] = round(p["total"] + self.weights.fit * fit, 4)
             if self._vote_void(p) and p["memory"]:
                 p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
 
-    def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None],
+    def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None], totals: Sequence[float],
                  shown: int = 3) -> list[float]:
         """How alike what the question asks for is to each candidate's end: the cosine of
         the asked words and the mean of the first `shown` names at its end (0 where the
-        question does not say what it asks for, or the end has no name)."""
+        question does not say what it asks for, or the end has no name). Only the
+        `FIT_CANDIDATES` best by `totals` get one: a weak term decides between paths the
+        others score nearly alike, and a Freebase question has hundreds of candidates."""
         fits = [0.0] * len(candidates)
         if self.asked_vector is None:
             return fits
-        ends = [[n for n in (names.get(e) for e in c.ends[:shown * 2]) if n][:shown] for c in candidates]
-        texts = list(dict.fromkeys(n for end in ends for n in end))
+        best = sorted(range(len(candidates)), key=lambda i: -totals[i])[:FIT_CANDIDATES]
+        ends = {i: [n for n in (names.get(e) for e in candidates[i].ends[:shown * 2]) if n][:shown] for i in best}
+        texts = list(dict.fromkeys(n for end in ends.values() for n in end))
         if not texts:
             return fits
         vectors = dict(zip(texts, self.embedder.encode(texts), strict=True))
-        for i, end in enumerate(ends):
+        for i, end in ends.items():
             if end:
                 mean = np.mean([vectors[n] for n in end], axis=0)
                 fits[i] = float(mean @ self.asked_vector / (np.linalg.norm(mean) or 1.0))
@@ -343,6 +347,7 @@ class PathScorer:
 
 
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value")
+FIT_CANDIDATES = 20  # candidates whose ends' names are embedded for `fit`, the best first
 
 
 def contradicted(parts: dict[str, float]) -> bool:
