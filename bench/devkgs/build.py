@@ -42,9 +42,10 @@ import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TypeVar
 
 MAX_ANSWERS = 12
 PER_TEMPLATE = 12  # questions drawn per phrasing, at most
@@ -162,6 +163,15 @@ def conjunction_questions(kg: KG, conjunctions: Sequence[Conjunction], rng: rand
                     break
             keys = keys[made:] + keys[:made]
     return lines
+
+
+T = TypeVar("T", Chain, Conjunction)
+
+
+def rephrased(asked: Sequence[T], phrasings: dict[str, tuple[str, ...]]) -> list[T]:
+    """Chains (or conjunctions) of `asked`, by name, each with other phrasings."""
+    by_name = {item.name: item for item in asked}
+    return [replace(by_name[name], phrasings=texts) for name, texts in phrasings.items()]
 
 
 def reverse(chain: Sequence[Step]) -> list[Step]:
@@ -290,33 +300,46 @@ GEO_CONJ = [
 # Other phrasings of some of the chains and conjunctions above, drafted on 2026-11-29 before
 # the agent answered any of them: whether what was tuned on the sets above carries over to
 # phrasings nobody tuned on (split into tuning and report parts like every set).
-GEO_3HOP_ALT = [
-    Chain("city-country-borders-capital", GEO_3HOP[0].steps,
-          ("list the capital cities of the nations next to the country containing {X}",
-           "which capitals belong to the neighbouring countries of {X} 's nation")),
-    Chain("city-country-capital-population", GEO_3HOP[1].steps,
-          ("what is the population of the capital city of {X} 's nation",
-           "how populous is the capital of the country that {X} belongs to")),
-    Chain("capital-country-borders-currency", GEO_3HOP[2].steps,
-          ("what currencies do the neighbours of the country with capital {X} use",
-           "which money is used in countries next to the nation whose capital city is {X}")),
-    Chain("city-country-capital-timezone", GEO_3HOP[3].steps,
-          ("which time zone is the capital of the nation containing {X} in",
-           "the capital of {X} 's nation keeps which time zone")),
-    Chain("country-borders-capital-timezone", GEO_3HOP[4].steps,
-          ("which time zones do the capitals of {X} 's neighbouring countries use",
-           "in what time zones are the capital cities of the nations next to {X}")),
-]
-GEO_CONJ_ALT = [
-    Conjunction("borders-both", GEO_CONJ[0].first, GEO_CONJ[0].second,
-                ("which country is next to both {X} and {Y}", "{X} and {Y} both border which country")),
-    Conjunction("borders-and-currency", GEO_CONJ[1].first, GEO_CONJ[1].second,
-                ("which country that borders {X} pays with the {Y}", "name the neighbour of {X} whose currency is the {Y}")),
-    Conjunction("borders-and-continent", GEO_CONJ[2].first, GEO_CONJ[2].second,
-                ("which neighbouring countries of {X} lie in {Y}", "name the countries in {Y} that share a border with {X}")),
-    Conjunction("city-in-country-and-zone", GEO_CONJ[3].first, GEO_CONJ[3].second,
-                ("what city in {X} lies in the {Y} time zone", "which {X} city keeps {Y} time")),
-]
+GEO_3HOP_ALT = rephrased(GEO_3HOP, {
+    "city-country-borders-capital": (
+        "list the capital cities of the nations next to the country containing {X}",
+        "which capitals belong to the neighbouring countries of {X} 's nation",
+    ),
+    "city-country-capital-population": (
+        "what is the population of the capital city of {X} 's nation",
+        "how populous is the capital of the country that {X} belongs to",
+    ),
+    "capital-country-borders-currency": (
+        "what currencies do the neighbours of the country with capital {X} use",
+        "which money is used in countries next to the nation whose capital city is {X}",
+    ),
+    "city-country-capital-timezone": (
+        "which time zone is the capital of the nation containing {X} in",
+        "the capital of {X} 's nation keeps which time zone",
+    ),
+    "country-borders-capital-timezone": (
+        "which time zones do the capitals of {X} 's neighbouring countries use",
+        "in what time zones are the capital cities of the nations next to {X}",
+    ),
+})
+GEO_CONJ_ALT = rephrased(GEO_CONJ, {
+    "borders-both": (
+        "which country is next to both {X} and {Y}",
+        "{X} and {Y} both border which country",
+    ),
+    "borders-and-currency": (
+        "which country that borders {X} pays with the {Y}",
+        "name the neighbour of {X} whose currency is the {Y}",
+    ),
+    "borders-and-continent": (
+        "which neighbouring countries of {X} lie in {Y}",
+        "name the countries in {Y} that share a border with {X}",
+    ),
+    "city-in-country-and-zone": (
+        "what city in {X} lies in the {Y} time zone",
+        "which {X} city keeps {Y} time",
+    ),
+})
 
 # ---------------------------------------------------------------- elements
 
@@ -408,31 +431,44 @@ ELEMENTS_CONJ = [
 ]
 
 
-ELEMENTS_3HOP_ALT = [
-    Chain("element-discoverer-symbols", ELEMENTS_3HOP[0].steps,
-          ("list the chemical symbols of the elements that {X} 's discoverer discovered",
-           "give the symbols of every element found by the person who discovered {X}")),
-    Chain("symbol-discoverer-places", ELEMENTS_3HOP[1].steps,
-          ("the discoverer of the element with symbol {X} also discovered which elements",
-           "which elements share a discoverer with the element whose symbol is {X}")),
-    Chain("number-discoverer-years", ELEMENTS_3HOP[2].steps,
-          ("what elements did the person who found element number {X} discover",)),
-    Chain("person-place-series", ELEMENTS_3HOP[3].steps,
-          ("which elements come from the places where {X} made discoveries",
-           "what elements were found in the same places as the elements {X} discovered")),
-    Chain("symbol-discoverer-years", ELEMENTS_3HOP[4].steps,
-          ("list every element discovered by whoever discovered the element with symbol {X}",)),
-]
-ELEMENTS_CONJ_ALT = [
-    Conjunction("place-and-series", ELEMENTS_CONJ[0].first, ELEMENTS_CONJ[0].second,
-                ("name an element of the {Y} discovered in {X}", "which of the {Y} were found in {X}")),
-    Conjunction("person-and-place", ELEMENTS_CONJ[1].first, ELEMENTS_CONJ[1].second,
-                ("which element discovered by {X} was found in {Y}", "in {Y}, which element did {X} discover")),
-    Conjunction("period-and-block", ELEMENTS_CONJ[2].first, ELEMENTS_CONJ[2].second,
-                ("what elements belong to both {X} and the {Y}", "which element of the {Y} is in {X}")),
-    Conjunction("producer-and-series", ELEMENTS_CONJ[3].first, ELEMENTS_CONJ[3].second,
-                ("which element of the {Y} is produced mostly by {X}", "{X} is the top producer of which of the {Y}")),
-]
+ELEMENTS_3HOP_ALT = rephrased(ELEMENTS_3HOP, {
+    "element-discoverer-symbols": (
+        "list the chemical symbols of the elements that {X} 's discoverer discovered",
+        "give the symbols of every element found by the person who discovered {X}",
+    ),
+    "symbol-discoverer-places": (
+        "the discoverer of the element with symbol {X} also discovered which elements",
+        "which elements share a discoverer with the element whose symbol is {X}",
+    ),
+    "number-discoverer-years": (
+        "what elements did the person who found element number {X} discover",
+    ),
+    "person-place-series": (
+        "which elements come from the places where {X} made discoveries",
+        "what elements were found in the same places as the elements {X} discovered",
+    ),
+    "symbol-discoverer-years": (
+        "list every element discovered by whoever discovered the element with symbol {X}",
+    ),
+})
+ELEMENTS_CONJ_ALT = rephrased(ELEMENTS_CONJ, {
+    "place-and-series": (
+        "name an element of the {Y} discovered in {X}",
+        "which of the {Y} were found in {X}",
+    ),
+    "person-and-place": (
+        "which element discovered by {X} was found in {Y}",
+        "in {Y}, which element did {X} discover",
+    ),
+    "period-and-block": (
+        "what elements belong to both {X} and the {Y}",
+        "which element of the {Y} is in {X}",
+    ),
+    "producer-and-series": (
+        "which element of the {Y} is produced mostly by {X}",
+        "{X} is the top producer of which of the {Y}",
+    ),
+})
 
 # ---------------------------------------------------------------- languages
 
@@ -554,30 +590,40 @@ LANGUAGES_CONJ = [
 ]
 
 
-LANGUAGES_3HOP_ALT = [
-    Chain("language-home-currency-units", LANGUAGES_3HOP[0].steps,
-          ("how many minor units does the money of the country {X} comes from have",
-           "what is the number of decimal places of the currency used in {X} 's home country")),
-    Chain("language-home-official-script", LANGUAGES_3HOP[1].steps,
-          ("which scripts are used to write the official languages of the home country of {X}",
-           "the official languages of {X} 's homeland are written in which scripts")),
-    Chain("currency-countries-official-script", LANGUAGES_3HOP[2].steps,
-          ("which scripts write the official languages of the countries whose currency is the {X}",
-           "the countries using the {X} have official languages written in what scripts")),
-    Chain("language-official-currency-units", LANGUAGES_3HOP[3].steps,
-          ("how many decimal places has the currency of each country where {X} is an official language",)),
-    Chain("language-home-official-direction", LANGUAGES_3HOP[4].steps,
-          ("which way are the official languages of the homeland of {X} written",)),
-]
-LANGUAGES_CONJ_ALT = [
-    Conjunction("official-and-currency", LANGUAGES_CONJ[0].first, LANGUAGES_CONJ[0].second,
-                ("which country uses the {Y} and has {X} as an official language",
-                 "name a country with the {Y} as its currency where {X} is official")),
-    Conjunction("official-in-both", LANGUAGES_CONJ[1].first, LANGUAGES_CONJ[1].second,
-                ("what language do {X} and {Y} both have as official", "which official language do {X} and {Y} share")),
-    Conjunction("script-and-home", LANGUAGES_CONJ[2].first, LANGUAGES_CONJ[2].second,
-                ("which language from {Y} is written in the {X}", "name a language written in the {X} whose home country is {Y}")),
-]
+LANGUAGES_3HOP_ALT = rephrased(LANGUAGES_3HOP, {
+    "language-home-currency-units": (
+        "how many minor units does the money of the country {X} comes from have",
+        "what is the number of decimal places of the currency used in {X} 's home country",
+    ),
+    "language-home-official-script": (
+        "which scripts are used to write the official languages of the home country of {X}",
+        "the official languages of {X} 's homeland are written in which scripts",
+    ),
+    "currency-countries-official-script": (
+        "which scripts write the official languages of the countries whose currency is the {X}",
+        "the countries using the {X} have official languages written in what scripts",
+    ),
+    "language-official-currency-units": (
+        "how many decimal places has the currency of each country where {X} is an official language",
+    ),
+    "language-home-official-direction": (
+        "which way are the official languages of the homeland of {X} written",
+    ),
+})
+LANGUAGES_CONJ_ALT = rephrased(LANGUAGES_CONJ, {
+    "official-and-currency": (
+        "which country uses the {Y} and has {X} as an official language",
+        "name a country with the {Y} as its currency where {X} is official",
+    ),
+    "official-in-both": (
+        "what language do {X} and {Y} both have as official",
+        "which official language do {X} and {Y} share",
+    ),
+    "script-and-home": (
+        "which language from {Y} is written in the {X}",
+        "name a language written in the {X} whose home country is {Y}",
+    ),
+})
 
 # ---------------------------------------------------------------- MetaQA's KB, other phrasings
 
