@@ -102,9 +102,9 @@ class PathScorer:
         self._naming: dict[str, frozenset[int]] = {}
         self._may_name = [i for i, w in enumerate(self.words) if may_name_a_relation(w)]
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
-        # What the question asks for, as one text ("elements"); None where it does not say ("who ...").
-        asked_text = " ".join(self.words[i] for i in sorted(self.asked_at))
-        self.asked_vector = embedder.encode([asked_text])[0] if asked_text and weights.fit else None
+        # What the question asks for, as one text ("elements"); empty where it does not say
+        # ("who ..."). Encoded where `rank` first needs it: the exploration's beam never does.
+        self._asked_text = " ".join(self.words[i] for i in sorted(self.asked_at)) if weights.fit else ""
 
     def naming_positions(self, relation: str) -> frozenset[int]:
         """Where the question names the relation: the positions of its words that name it by
@@ -317,18 +317,19 @@ class PathScorer:
         `FIT_CANDIDATES` best by `totals` get one: a weak term decides between paths the
         others score nearly alike, and a Freebase question has hundreds of candidates."""
         fits = [0.0] * len(candidates)
-        if self.asked_vector is None:
+        if not self._asked_text:
             return fits
         best = sorted(range(len(candidates)), key=lambda i: -totals[i])[:FIT_CANDIDATES]
         ends = {i: [n for n in (names.get(e) for e in candidates[i].ends[:shown * 2]) if n][:shown] for i in best}
         texts = list(dict.fromkeys(n for end in ends.values() for n in end))
         if not texts:
             return fits
+        asked = self.embedder.encode([self._asked_text])[0]
         vectors = dict(zip(texts, self.embedder.encode(texts), strict=True))
         for i, end in ends.items():
             if end:
                 mean = np.mean([vectors[n] for n in end], axis=0)
-                fits[i] = float(mean @ self.asked_vector / (np.linalg.norm(mean) or 1.0))
+                fits[i] = float(mean @ asked / (np.linalg.norm(mean) or 1.0))
         return fits
 
     def beam(self, groups: list[PathGroup], names: dict[str, str | None], keep: int) -> list[PathGroup]:
