@@ -162,8 +162,14 @@ def test_memory_synthesize_reads_no_questions_reports_its_cost_and_resumes(kb: P
     state, url = endpoint
     store = f"oxigraph:{tmp_path / 'store'}"
     assert invoke("load", "-f", "metaqa", str(kb), "--store", store).exit_code == 0
-    state.script = [(200, completion("Who directed Movie D?")), (200, completion("the director of Movie D"))] + [
-        (200, completion("films"))] * 40  # every other description falls back to templates
+    def describe(request: dict) -> tuple[int, dict]:  # every other description falls back to templates
+        system, asked = request["messages"][0]["content"], request["messages"][-1]["content"]
+        if "| directed by |" in asked:
+            head = asked.removeprefix("Fact:").split("|")[0].strip()
+            return 200, completion(f"the director of {head}" if "noun phrase" in system else f"Who directed {head}?")
+        return 200, completion("films")
+
+    state.default = describe
     env = {"KGQA_LLM_BASE_URL": url, "KGQA_LLM_MODEL": "scripted", "KGQA_DATA_DIR": str(tmp_path / "data"),
            "KGQA_LLM_CACHE": "false"}
     memory = tmp_path / "synth.jsonl"

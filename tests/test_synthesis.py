@@ -11,9 +11,11 @@ import pytest
 from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.llm.base import Message
-from agent.pog.memory import PathMemory, read_entries
+from agent.pog.memory import MemoryEntry, PathMemory, read_entries
 from agent.pog.synthesis import (
     FoundSequence,
+    Kind,
+    PhraseCheck,
     SynthesisOptions,
     describe,
     discover,
@@ -84,6 +86,27 @@ def test_a_description_the_model_gets_wrong_falls_back_to_templates() -> None:
                               "the director", "the director"]), hop, "Big", "Penny Marshall")
     assert wrong.model_dump() == template_description(hop).model_dump()
     assert wrong.question == "what is the directed by of {}"
+
+
+def test_a_phrase_that_names_another_relation_of_the_same_heads_is_not_used() -> None:
+    """The 0.5B model echoed its prompt's example for `discovered_by` ("the country of
+    Potassium"): every question written through that phrase asks for a country. A phrase
+    is kept where its noun names its own relation (its words or its tails' kind) at least
+    as well as any other relation of the same heads."""
+    by, found_in, producer = (("discovered_by", True),), (("discovered_in", True),), (("top_producer", True),)
+    elements = Kind([by[0], found_in[0], producer[0]], ["Potassium"], "elements")
+    kinds = [elements, Kind([("discovered_by", False)], ["Humphry Davy"], "people"),
+             Kind([("discovered_in", False), ("top_producer", False)], ["England"], "countries")]
+    check = PhraseCheck(Embedder(), [by, found_in, producer], kinds)
+    assert check.names_another(by, "country") and not check.names_another(by, "discoverer")
+    assert not check.names_another(found_in, "country")  # its tails are countries
+    assert not check.names_another(producer, "country")  # so are these: alike for both, kept by both
+    echoed = describe(FakeLLM(["Who discovered Potassium?", "the country of Potassium", "the country of Potassium"]),
+                      by, "Potassium", "Humphry Davy", lambda noun: check.names_another(by, noun))
+    assert (echoed.question, echoed.phrase) == ("Who discovered {}", "the discovered by of {}")
+    retried = describe(FakeLLM(["Who discovered Potassium?", "the country of Potassium", "the discoverer of Potassium"]),
+                       by, "Potassium", "Humphry Davy", lambda noun: check.names_another(by, noun))
+    assert retried.phrase == "the discoverer of {}"
 
 
 def test_a_verb_relation_written_backwards_is_asked_by_its_own_verb() -> None:
@@ -195,14 +218,15 @@ def test_no_benchmark_phrasing_is_written_in() -> None:
 def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
     llm = FakeLLM(describer)
-    report = synthesize(store, llm, out, OPTIONS)
+    report = synthesize(store, llm, Embedder(), out, OPTIONS)
     entries = read_entries(out)
     assert report.entries == len(entries) > 0 and report.llm_calls == len(llm.calls) > 0
     assert all(e.synthetic and e.question_id.startswith("synthetic:") and "X" in e.question for e in entries)
+    assert {tuple(map(tuple, e.paths[0])): e.ends for e in entries}[DIRECTORS_OF_FILMS] == "people"  # the kind's noun
     assert {e.depth for e in entries} == {1, 2}
     # a second run finds everything in the work file: no model call, the same memory
     again = FakeLLM(lambda messages: pytest.fail("described twice"))
-    assert synthesize(store, again, out, OPTIONS).entries == report.entries
+    assert synthesize(store, again, Embedder(), out, OPTIONS).entries == report.entries
     assert out.read_text() == "".join(e.model_dump_json() + "\n" for e in entries)
     # an interrupted run (the work file cut after discovery) describes only what is missing
     work = out.with_name(out.name + ".work.jsonl")
@@ -210,11 +234,11 @@ def test_synthesis_writes_synthetic_entries_resumes_and_never_reads_answers(tmp_
     kept = [r for r in records if json.loads(r)["record"] != "noun"][:-1]
     work.write_text("\n".join(kept) + '\n{"record": "desc')  # and a torn last line
     resumed = FakeLLM(describer)
-    synthesize(store, resumed, out, OPTIONS)
+    synthesize(store, resumed, Embedder(), out, OPTIONS)
     assert 0 < len(resumed.calls) < len(llm.calls)
     assert read_entries(out) == entries
     with pytest.raises(ValueError, match="other settings"):
-        synthesize(store, resumed, out, SynthesisOptions(max_depth=1))
+        synthesize(store, resumed, Embedder(), out, SynthesisOptions(max_depth=1))
 
 
 def test_synthesis_writes_questions_that_end_at_literal_values(tmp_path: Path) -> None:
@@ -223,18 +247,18 @@ def test_synthesis_writes_questions_that_end_at_literal_values(tmp_path: Path) -
     store, out = film_store(), tmp_path / "memory.jsonl"
     store.write(LoadBatch(attributes=[Attribute(film, "runtime", minutes) for film, minutes in
                                       (("Big", "104"), ("Splash", "111"), ("Apollo 13", "140"), ("Cocoon", "117"))]))
-    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    synthesize(store, FakeLLM(describer), Embedder(), out, OPTIONS)
     steps = {tuple(map(tuple, path)) for e in read_entries(out) for path in e.paths}
     assert (("runtime", True),) in steps and (("starred_actors", False), ("runtime", True)) in steps
     assert not any(step == ("runtime", False) for path in steps for step in path)  # nothing walks on from a value
     without = tmp_path / "without.jsonl"
-    synthesize(store, FakeLLM(describer), without, SynthesisOptions(max_depth=2, per_kind=6, min_seeds=1, values=False))
+    synthesize(store, FakeLLM(describer), Embedder(), without, SynthesisOptions(max_depth=2, per_kind=6, min_seeds=1, values=False))
     assert not any(step[0] == "runtime" for e in read_entries(without) for path in e.paths for step in path)
 
 
 def test_a_synthesised_memory_ranks_the_asked_relation_first(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
-    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    synthesize(store, FakeLLM(describer), Embedder(), out, OPTIONS)
     embedder = Embedder()
     memory = PathMemory(read_entries(out), embedder)
     assert memory.synthetic
@@ -248,7 +272,7 @@ def test_a_synthesised_memory_ranks_the_asked_relation_first(tmp_path: Path) -> 
 
 def test_a_synthesised_memory_reads_only_the_sequences_the_topic_has(tmp_path: Path) -> None:
     store, out = film_store(), tmp_path / "memory.jsonl"
-    synthesize(store, FakeLLM(describer), out, OPTIONS)
+    synthesize(store, FakeLLM(describer), Embedder(), out, OPTIONS)
     embedder = Embedder()
     memory = PathMemory(read_entries(out), embedder)
     reachable = memory.reachable(NeighborCache(store), ["Tom Hanks"], depth=2, max_frontier=100)
@@ -272,9 +296,35 @@ SHARING_THE_DIRECTOR = (("directed_by", True), ("directed_by", False))
 @pytest.fixture(scope="module")
 def film_memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[PathMemory, Embedder]:
     out = tmp_path_factory.mktemp("synthesised") / "memory.jsonl"
-    synthesize(film_store(), FakeLLM(describer), out, OPTIONS)
+    synthesize(film_store(), FakeLLM(describer), Embedder(), out, OPTIONS)
     embedder = Embedder()
     return PathMemory(read_entries(out), embedder), embedder
+
+
+def test_a_synthesised_memory_votes_only_for_sequences_ending_at_the_kind_asked_for() -> None:
+    """"which elements come from the places where X made discoveries": the places'
+    sequence's "where did the elements X discovered come from" reads closer than the
+    elements' own, and won the vote (the elements dev KG's tuning part). Sequences that
+    end at another kind than the one asked for do not vote where some sequence ends at
+    it; without the kinds (a memory written before they were) the places win."""
+    places = (("discovered_by", False), ("discovered_in", True))
+    elements = (*places, ("discovered_in", False))
+
+    def entry(number: int, text: str, chain: tuple, ends: str | None) -> MemoryEntry:
+        return MemoryEntry(question_id=f"synthetic:{number}", question=text, paths=[list(chain)], depth=len(chain),
+                           synthetic=True, support=1.0, ends=ends)
+
+    written = [("where did the elements X discovered come from", places, "countries"),
+               ("what is the country of the elements discovered by X", places, "countries"),
+               ("which elements share the country with the elements X discovered", elements, "elements")]
+    embedder = Embedder()
+    question = "which elements come from the places where X made discoveries"
+
+    def best(memory: PathMemory) -> tuple:
+        return tuple(map(tuple, memory.prior(embedder.encode([question])[0], question=question)[0].steps))
+
+    assert best(PathMemory([entry(i, *w) for i, w in enumerate(written)], embedder)) == elements
+    assert best(PathMemory([entry(i, t, c, None) for i, (t, c, _) in enumerate(written)], embedder)) == places
 
 
 @pytest.mark.parametrize(("question", "first_steps", "expected"), [

@@ -85,6 +85,7 @@ class MemoryEntry(BaseModel):
     # behind it; `support` is the share of sampled entities that have the path.
     synthetic: bool = False
     support: float | None = None
+    ends: str | None = None  # synthesised: the kind of thing the sequence ends at ("countries"), when named
 
 
 def mask_question(text: str, names: Iterable[str | None], vocabulary: Collection[str] = frozenset()) -> str:
@@ -119,6 +120,7 @@ class PathMemory:
         # text -> how many of its questions were answered by each set of tied sequences
         answered: dict[str, Counter[frozenset[ChainKey]]] = {}
         self.depths: dict[ChainKey, int] = {}
+        self.ends: dict[ChainKey, str] = {}  # what a synthesised sequence ends at (MemoryEntry.ends)
         self.owner: dict[str, tuple[str, frozenset[ChainKey]]] = {}
         self.groups: dict[str, list[str]] = {}  # group -> its questions' ids
         for entry in entries:
@@ -130,6 +132,8 @@ class PathMemory:
                     self.groups.setdefault(entry.group, []).append(entry.question_id)
                 for chain in chains:
                     self.depths.setdefault(chain, entry.depth)
+                    if entry.ends:
+                        self.ends.setdefault(chain, entry.ends)
         # every sequence and each of its beginnings: a walk that leaves them reaches nothing known
         self.prefixes = {chain[:n] for chain in self.depths for n in range(1, len(chain) + 1)}
         self.texts = list(answered)
@@ -282,6 +286,8 @@ class PathMemory:
                         best[chain] = scored
         for chain in self._asks_for_another_kind(question, best):
             best[chain] -= SYNTHETIC_KIND_PENALTY
+        for chain in self._ending_elsewhere(question, best):
+            del best[chain]
         for chain in best:
             if first_relation is not None and chain[0][0] != first_relation:
                 best[chain] -= SYNTHETIC_FIRST_PENALTY
@@ -309,6 +315,21 @@ class PathMemory:
         named_only = {k for k, yes, no in zip(kinds, like_named, like_asked, strict=True) if yes and not no}
         return {c for c in chains if self.asks_for.get(c, frozenset()) & named_only
                 and not self.asks_for[c] & answers_it}
+
+
+    def _ending_elsewhere(self, question: str, chains: Collection[ChainKey]) -> set[ChainKey]:
+        """The sequences that end at another kind of thing than the question asks for,
+        when some sequence ends at that kind: "which *elements* come from the places
+        where X made discoveries" is not answered by the places, however alike "where did
+        the elements X discovered come from" reads. The kinds are the graph's, named at
+        synthesis (`MemoryEntry.ends`); a sequence whose ends have no name stays."""
+        asked = asked_words(question)
+        kinds = sorted({self.ends[c] for c in chains if c in self.ends})
+        if not asked or not kinds:
+            return set()
+        alike = (self.embedder.encode(kinds) @ self.embedder.encode(asked).T).max(axis=1) >= ALIKE_WORDS
+        answering = {kind for kind, yes in zip(kinds, alike, strict=True) if yes}
+        return {c for c in chains if c in self.ends and self.ends[c] not in answering} if answering else set()
 
 
 def vectors_path(path: Path) -> Path:

@@ -9,18 +9,20 @@
 2. **Describe** each relation once, from its name and example entity names: the LLM
    writes the question that asks for a fact's tail given its head, a noun phrase for the
    tail ("the director of X"), and what kind of things its heads and tails are ("films",
-   "people"). Every reply is checked (it must name the head and not the tail); what fails
-   the check falls back to plain templates from the relation's name. The LLM is never
-   asked for the reverse direction: the 0.5B model writes "who directed Hal Ashby" when
-   asked for the films Hal Ashby directed. Reverse hops are composed from the forward
-   description instead ("which films is X the director of"), and where the relation's
-   name gives its heads' type (Freebase's `domain.type.property`), as that type ("the
-   cause of death of X", "which educational institutions ..."). No phrasing of a
-   benchmark's is written in: what a relation is called comes from its name and the model.
+   "people"; named first). Every reply is checked (it must name the head and not the
+   tail, and a phrase's noun must not name another relation of the same heads better than
+   its own: `PhraseCheck`); what fails the check falls back to plain templates from the
+   relation's name. The LLM is never asked for the reverse direction: the 0.5B model
+   writes "who directed Hal Ashby" when asked for the films Hal Ashby directed. Reverse
+   hops are composed from the forward description instead ("which films is X the director
+   of"), and where the relation's name gives its heads' type (Freebase's
+   `domain.type.property`), as that type ("the cause of death of X", "which educational
+   institutions ..."). No phrasing of a benchmark's is written in: what a relation is
+   called comes from its name and the model.
 3. **Write** several questions per sequence by nesting the descriptions ("who directed
    the films whose actor is X"), plus plain templates from the relation names, with the
-   topic masked as X. Entries are the memory's own format, marked synthetic, with no
-   answers (there are none: nothing was asked).
+   topic masked as X. Entries are the memory's own format, marked synthetic, with the kind
+   the sequence ends at and no answers (there are none: nothing was asked).
 
 The work file beside the output (`OUT.work.jsonl`) keeps the discovered sequences and
 every relation's description as they are made, so an interrupted run resumes without
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
 from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
@@ -102,8 +105,12 @@ class Description(BaseModel):
     def relational_noun(self) -> str | None:
         """The noun when the phrase is "the <noun> of {}", which a possessive can say too
         ("{}'s director"); None for other phrases ("the films {} directed")."""
-        found = re.fullmatch(r"the (.+?) of \{\}", self.phrase)
-        return found.group(1) if found else None
+        return _relational_noun(self.phrase)
+
+
+def _relational_noun(phrase: str) -> str | None:
+    found = re.fullmatch(r"the (.+?) of \{\}", phrase)
+    return found.group(1) if found else None
 
 
 @dataclass
@@ -278,10 +285,12 @@ def template_description(hop: Hop) -> Description:
     return Description(hop=list(hop), question=f"what is the {words} of {SLOT}", phrase=f"the {words} of {SLOT}")
 
 
-def describe(llm: LLMClient, hop: Hop, head: str, tail: str) -> Description:
+def describe(llm: LLMClient, hop: Hop, head: str, tail: str,
+             names_another: Callable[[str], bool] = lambda noun: False) -> Description:
     """The LLM's description of one relation (forward), each part checked on the
     example: it must name the head, must not name the tail, be one short line, and keep
-    the head the relation's subject. When the model wrote the relation as a verb with the
+    the head the relation's subject; a phrase's noun must not name another relation
+    (`names_another`, `PhraseCheck`). When the model wrote the relation as a verb with the
     head as its object ("Which country contains Italy" for `Italy | contains | ___`), the
     question is the verb's own template ("what does Italy contain")."""
     described = template_description(hop)
@@ -297,11 +306,44 @@ def describe(llm: LLMClient, hop: Hop, head: str, tail: str) -> Description:
                     described.object_verb = verb
                     return described
                 slotted = None
+            if slotted and part == "phrase" and (noun := _relational_noun(slotted.lower())) and names_another(noun):
+                slotted = None
             if slotted and (part == "question" or slotted.lower().startswith("the ")):
                 setattr(described, part, slotted.rstrip("?.").strip())
                 described.from_llm.append(part)
                 break
     return described
+
+
+class PhraseCheck:
+    """Whether a phrase's noun names another relation than the one it describes: the 0.5B
+    model echoes its prompt's examples ("the country of {}" for `discovered_by`, whose
+    tails are people), and every question written through such a phrase asks for
+    something else. The noun is compared (word embeddings) with each relation's words and
+    its tails' kind noun, among the relations whose heads are of the same kind (those a
+    question about such a head can mean); it names another when another relation matches
+    it better than its own. Two relations with the same kind of tails match alike, and
+    neither loses its phrase."""
+
+    def __init__(self, embedder: Embedder, relations: Iterable[Hop], kinds: Sequence[Kind]) -> None:
+        kind_of = {side: index for index, kind in enumerate(kinds) for side in kind.sides}
+        self._embedder = embedder
+        self._names: dict[Hop, list[str]] = {}
+        self._head_kind: dict[Hop, int | None] = {}
+        for hop in relations:
+            tail = kinds[kind_of[tail_side]].noun if (tail_side := (hop[-1][0], not hop[-1][1])) in kind_of else None
+            self._names[hop] = [_words(hop)] + ([tail] if tail and tail != "things" else [])
+            self._head_kind[hop] = kind_of.get(hop[0])
+
+    def names_another(self, hop: Hop, noun: str) -> bool:
+        siblings = [h for h, kind in self._head_kind.items() if h != hop and kind == self._head_kind.get(hop)]
+        if hop not in self._names or not siblings:
+            return False
+        texts = list(dict.fromkeys([noun, *self._names[hop], *(n for h in siblings for n in self._names[h])]))
+        vectors = self._embedder.encode(texts)
+        alike = dict(zip(texts, (vectors @ vectors[0]).tolist(), strict=True))
+        own = max(alike[n] for n in self._names[hop])
+        return any(alike[n] > own for h in siblings for n in self._names[h])
 
 
 def _object_of_relation(text: str, hop: Hop) -> bool:
@@ -488,10 +530,11 @@ def _singular(noun: str) -> str:
 
 # ---- the whole run -------------------------------------------------------------------
 
-def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: SynthesisOptions, *,
+def synthesize(store: GraphStore, llm: LLMClient, embedder: Embedder, out_path: Path, options: SynthesisOptions, *,
                on_step: Callable[[str, int, int], None] | None = None) -> SynthesisReport:
-    """Discover, describe, write: the memory at `out_path` (JSON Lines, replaced when
-    done), resuming from `OUT.work.jsonl` when an earlier run was interrupted."""
+    """Discover, name the kinds of entity, describe, write: the memory at `out_path` (JSON
+    Lines, replaced when done), resuming from `OUT.work.jsonl` when an earlier run was
+    interrupted. `embedder` checks the model's descriptions (`PhraseCheck`)."""
     work_path = out_path.with_name(out_path.name + ".work.jsonl")
     settings = {"record": "settings", "store": store.display_url, "max_depth": options.max_depth,
                 "seed": options.seed, "per_kind": options.per_kind, "min_support": options.min_support,
@@ -522,26 +565,30 @@ def synthesize(store: GraphStore, llm: LLMClient, out_path: Path, options: Synth
                 keep(item.record())
             keep({"record": "discovered"})
         relations = _relations_with_examples(sequences)
-        for done, (hop, (head, tail)) in enumerate(relations.items(), 1):
-            if hop not in descriptions:
-                descriptions[hop] = describe(llm, hop, head, tail)
-                keep({"record": "description", **descriptions[hop].model_dump()})
-            if on_step:
-                on_step("describing relations", done, len(relations))
-        for index, kind in enumerate(kinds):
+        for index, kind in enumerate(kinds):  # first: a description is checked against the kinds' nouns
             if index not in named:
                 named[index] = name_kind(llm, kind, _facts_of(kind, relations))
                 keep({"record": "noun", "index": index, "noun": named[index]})
             kind.noun = named[index]
             if on_step:
                 on_step("naming kinds of entity", index + 1, len(kinds))
+        check = PhraseCheck(embedder, relations, kinds)
+        for done, (hop, (head, tail)) in enumerate(relations.items(), 1):
+            if hop not in descriptions:
+                descriptions[hop] = describe(llm, hop, head, tail, lambda noun, hop=hop: check.names_another(hop, noun))
+                keep({"record": "description", **descriptions[hop].model_dump()})
+            if on_step:
+                on_step("describing relations", done, len(relations))
         nouns = {side: kind.noun for kind in kinds for side in kind.sides}
         entries = []
         for sequence in sequences:
+            relation, walked_forward = sequence.steps[-1]
+            ends = nouns.get((relation, not walked_forward))  # what its ends are: the far side of its last step
             for text in questions_for(sequence, descriptions, nouns):
                 entries.append(MemoryEntry(question_id=f"synthetic:{len(entries) + 1}", question=text,
                                            paths=[list(sequence.steps)], depth=len(sequence.hops),
-                                           synthetic=True, support=sequence.support))
+                                           synthetic=True, support=sequence.support,
+                                           ends=None if ends == "things" else ends))
         temporary = out_path.with_name(out_path.name + ".tmp")
         with open(temporary, "w", encoding="utf-8") as out:
             out.writelines(entry.model_dump_json() + "\n" for entry in entries)

@@ -109,6 +109,7 @@ def memory_synthesize(
     example entities; plain templates fill in), topic masked. Entries are marked
     synthetic and hold no answers."""
     from agent.assembly.models import open_llm
+    from agent.embeddings import Embedder
     from agent.pog.synthesis import SynthesisOptions, synthesize
 
     settings = settings_from(store, llm)
@@ -121,7 +122,7 @@ def memory_synthesize(
 
         try:
             with open_llm(settings) as model:
-                report = synthesize(target, model, out_path, options, on_step=on_step)
+                report = synthesize(target, model, Embedder.from_settings(settings), out_path, options, on_step=on_step)
         except KGQAError as exc:
             raise fail(str(exc)) from exc
         except KeyboardInterrupt:
