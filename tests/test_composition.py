@@ -138,24 +138,20 @@ def test_a_synthesised_memory_cannot_vouch_for_a_path_the_questions_words_count_
     assert labelled[0].steps == own_capital.steps and labelled[0].score_parts["memory"] == 0.75
 
 
-def test_a_synthesised_memory_cannot_vouch_for_a_relation_walked_in_place_of_a_named_one(embedder: Embedder) -> None:
-    """"which country produces the most of X": the memory's "what is the country of X"
-    (`discovered_in`) reads alike, but the question names `top_producer` by "produces"
-    and the path walks a relation it does not name instead (`unnamed` and `missing`
-    both): the vote is void there. An unnamed step alone keeps its vote (a synonym the
-    letters do not show, as "neighbours" for `borders`)."""
-    found_in = PathCandidate(seed="Beryllium", steps=[("discovered_in", F)], hops=[["France"]], text="", phase="topic")
-    produced = found_in.model_copy(update={"steps": [("top_producer", F)], "hops": [["USA"]]})
-    question = mask_question("which country produces the most of Beryllium", ["Beryllium"])
-    vote = [PriorChain(steps=[("discovered_in", F)], weight=1.0, depth=1)]
+def test_a_synthesised_memory_vouches_for_an_unnamed_relation_beside_a_kind_word(embedder: Embedder) -> None:
+    """"what money do the countries bordering X use": no word names `currency` by its
+    letters and "countries" names `country`, which the chain does not walk (`unnamed` and
+    `missing` both). The memory's vote is what carries the chain to the currencies; voiding
+    it there sent the answer to the neighbours' cities."""
+    money = PathCandidate(seed="Chad", steps=[("borders", F), ("currency", F)], hops=[["Niger"], ["Franc"]], text="",
+                          phase="topic")
+    cities = money.model_copy(update={"steps": [("borders", F), ("country", B)], "hops": [["Niger"], ["Niamey"]]})
+    question = mask_question("what money do the countries bordering Chad use", ["Chad"])
+    vote = [PriorChain(steps=[("borders", F), ("currency", F)], weight=1.0, depth=2)]
     ranked = PathScorer(embedder, ScoreWeights(), question, None, vote, None, synthetic_prior=True).rank(
-        [found_in, produced])
-    assert ranked[0].steps == produced.steps
-    assert {"unnamed": 1.0, "missing": 1.0, "memory": 0.0}.items() <= ranked[1].score_parts.items()
-    neighbours = PathCandidate(seed="Chad", steps=[("borders", F)], hops=[["Niger"]], text="", phase="topic")
-    kept = PathScorer(embedder, ScoreWeights(), mask_question("what are the neighbours of Chad", ["Chad"]), None,
-                      [PriorChain(steps=[("borders", F)], weight=1.0, depth=1)], None, synthetic_prior=True)
-    assert kept.rank([neighbours])[0].score_parts["memory"] == 1.0
+        [cities, money])
+    assert ranked[0].steps == money.steps
+    assert {"unnamed": 1.0, "missing": 1.0, "memory": 1.0}.items() <= ranked[0].score_parts.items()
 
 
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:

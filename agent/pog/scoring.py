@@ -281,16 +281,14 @@ class PathScorer:
     def _vote_void(self, parts: dict[str, float]) -> bool:
         """A synthesised memory's vote does not count for a path the question's words
         count against (`_CONTRADICTIONS`: the topic's phrase unexplained, a walk back
-        unasked, a loop, no value where one is asked, ...), nor for one that walks a
-        relation the words do not name in place of one they do (`unnamed` and `missing`
-        both: "which country *produces* the most of X" is not `discovered_in`, however
-        alike the memory's "what is the country of X" reads). Not for unnamed steps alone
-        (a synonym the letters do not show is the memory's to vouch for), nor for
-        `missing` alone: a word that names the answer's kind shares letters with a
-        relation ("the capitals of the *countries* bordering X", `country`), and voiding
-        the vote for it lost more questions than it won on the geo and languages tuning
-        parts."""
-        return self.synthetic_prior and (contradicted(parts) or bool(parts.get("unnamed") and parts.get("missing")))
+        unasked, a loop, no value where one is asked, ...). Not for unnamed steps (a
+        synonym the letters do not show is the memory's to vouch for), nor for `missing`:
+        a word that names the answer's kind shares letters with a relation ("the capitals
+        of the *countries* bordering X", `country`), and voiding the vote for it lost
+        more questions than it won on the geo and languages tuning parts. Nor for both
+        together: "what money do the *countries* bordering X use" walks `currency`, which
+        no word names, and misses `country`, and its vote is the one that carries it."""
+        return self.synthetic_prior and contradicted(parts)
 
     def rank(self, candidates: Sequence[PathCandidate], names: dict[str, str | None] | None = None
              ) -> list[PathCandidate]:
