@@ -316,7 +316,6 @@ class PathMemory:
         return {c for c in chains if self.asks_for.get(c, frozenset()) & named_only
                 and not self.asks_for[c] & answers_it}
 
-
     def _ending_elsewhere(self, question: str, chains: Collection[ChainKey]) -> set[ChainKey]:
         """The sequences that end at another kind of thing than the question asks for,
         when some sequence ends at that kind: "which *elements* come from the places
