@@ -308,11 +308,8 @@ class PathMemory:
         kinds = sorted({w for c in chains for w in self.asks_for.get(c, ())})
         if not asked or not named or not kinds:
             return set()
-        vectors = self.embedder.encode(kinds)
-        like_asked = (vectors @ self.embedder.encode(asked).T).max(axis=1) >= ALIKE_WORDS
-        like_named = (vectors @ self.embedder.encode(named).T).max(axis=1) >= ALIKE_WORDS
-        answers_it = {k for k, yes in zip(kinds, like_asked, strict=True) if yes}
-        named_only = {k for k, yes, no in zip(kinds, like_named, like_asked, strict=True) if yes and not no}
+        answers_it = self._alike(kinds, asked)
+        named_only = self._alike(kinds, named) - answers_it
         return {c for c in chains if self.asks_for.get(c, frozenset()) & named_only
                 and not self.asks_for[c] & answers_it}
 
@@ -326,9 +323,13 @@ class PathMemory:
         kinds = sorted({self.ends[c] for c in chains if c in self.ends})
         if not asked or not kinds:
             return set()
-        alike = (self.embedder.encode(kinds) @ self.embedder.encode(asked).T).max(axis=1) >= ALIKE_WORDS
-        answering = {kind for kind, yes in zip(kinds, alike, strict=True) if yes}
+        answering = self._alike(kinds, asked)
         return {c for c in chains if c in self.ends and self.ends[c] not in answering} if answering else set()
+
+    def _alike(self, kinds: list[str], words: list[str]) -> set[str]:
+        """The kind words that are the same word as one of `words` (`ALIKE_WORDS`)."""
+        alike = (self.embedder.encode(kinds) @ self.embedder.encode(words).T).max(axis=1) >= ALIKE_WORDS
+        return {kind for kind, yes in zip(kinds, alike, strict=True) if yes}
 
 
 def vectors_path(path: Path) -> Path:
