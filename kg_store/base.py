@@ -267,30 +267,51 @@ class GraphStore(ABC):
     def _add_missing_relations(self, result: Neighborhood, direction: DirectionFilter) -> None:
         capped = sorted(e for e in result.truncated if not is_value_node(e))  # a value's holders have no fill
         present = {entity: {e.relation for e in result.edges[entity]} for entity in capped}
-        facts: dict[tuple[str, str], int] = {}  # (hub, relation its capped edges lack) -> its facts of it
+        facts: dict[tuple[str, str], dict[DirectionFilter, int]] = {}  # (hub, relation it lacks) -> facts a way
         for start in range(0, len(capped), self.batch_size):
-            for entity, relation, count in self._relation_degrees_to(capped[start : start + self.batch_size],
-                                                                     EDGES_PER_MISSING_RELATION + 1):
+            for entity, relation, way, count in self._relation_degrees_by_way(
+                    capped[start : start + self.batch_size], EDGES_PER_MISSING_RELATION + 1):
                 if relation not in present[entity] and not relation.startswith(self.schema_prefixes):
-                    facts[(entity, relation)] = facts.get((entity, relation), 0) + count
+                    ways = facts.setdefault((entity, relation), {})
+                    ways[way] = ways.get(way, 0) + count
         # A hub lacks hundreds of relations on a large KG, most of them with a fact or two:
         # those pairs are read whole, many in one read (`_edges_of`: one round trip a batch
         # on a remote store). A relation a hub has many facts of is read capped, once for
-        # every hub that has many of it.
-        few = sorted(pair for pair, count in facts.items() if count <= EDGES_PER_MISSING_RELATION)
-        for start in range(0, len(few), self.batch_size):
-            for entity, edges in self._edges_of(few[start : start + self.batch_size], direction).edges.items():
-                result.edges[entity].extend(edges)
-        many: dict[str, list[str]] = {}
-        for (entity, relation), count in sorted(facts.items()):
-            if count > EDGES_PER_MISSING_RELATION:
-                many.setdefault(relation, []).append(entity)
-        for relation, lacking in many.items():
-            for start in range(0, len(lacking), self.batch_size):
-                part = self._neighbors(lacking[start : start + self.batch_size], direction, [relation],
-                                       EDGES_PER_MISSING_RELATION)
-                for entity, edges in part.edges.items():
+        # every hub that has many of it. Where the counts say their direction, a direction
+        # without facts is not read, and one with few is read whole.
+        whole: dict[DirectionFilter, list[tuple[str, str]]] = {}
+        many: dict[tuple[str, DirectionFilter], list[str]] = {}
+        for (entity, relation), ways in sorted(facts.items()):
+            few = sum(ways.values()) <= EDGES_PER_MISSING_RELATION
+            for way, count in ways.items():
+                read: DirectionFilter = direction if way == "both" else way
+                if direction not in ("both", read):
+                    continue
+                if few or (way != "both" and count <= EDGES_PER_MISSING_RELATION):
+                    whole.setdefault(read, []).append((entity, relation))
+                else:
+                    many.setdefault((relation, read), []).append(entity)
+        for way, pairs in whole.items():
+            for start in range(0, len(pairs), self.batch_size):
+                for entity, edges in self._edges_of(pairs[start : start + self.batch_size], way).edges.items():
                     result.edges[entity].extend(edges)
+        for entity, edges in self._capped_relation_edges(many, EDGES_PER_MISSING_RELATION):
+            result.edges[entity].extend(edges)
+
+    def _relation_degrees_by_way(self, ids: Sequence[str], cap: int) -> Iterable[tuple[str, str, DirectionFilter, int]]:
+        """`_relation_degrees_to`'s counts with the direction of their facts ("out", "in")
+        where the backend tells it, "both" where it does not."""
+        for entity, relation, count in self._relation_degrees_to(ids, cap):
+            yield entity, relation, "both", count
+
+    def _capped_relation_edges(self, reads: dict[tuple[str, DirectionFilter], list[str]],
+                               cap: int) -> Iterable[tuple[str, list[Edge]]]:
+        """(entity, edges) of `reads`' hubs: at most `cap` edges of the relation each way
+        asked, for every (relation, direction) -> hubs. One capped `_neighbors` read per
+        relation and batch here; a backend that pays a round trip a read batches them."""
+        for (relation, way), hubs in reads.items():
+            for start in range(0, len(hubs), self.batch_size):
+                yield from self._neighbors(hubs[start : start + self.batch_size], way, [relation], cap).edges.items()
 
     def _edges_of(self, pairs: Sequence[tuple[str, str]], direction: DirectionFilter) -> Neighborhood:
         """Every edge of each (entity, relation) pair, in `direction`: pairs known to have

@@ -297,6 +297,25 @@ def degrees_query(ids: Sequence[str]) -> str:
     )
 
 
+def directed_degrees_query(ids: Sequence[str]) -> str:
+    """`degrees_query` per direction too: (?s ?p ?d ?c), ?d "out" or "in"."""
+    ids_values = values("s", ids)
+    return (
+        f'SELECT ?s ?p ?d (COUNT(*) AS ?c) WHERE {{ {{ SELECT ?s ?p ("out" AS ?d) WHERE {{ {ids_values} ?s ?p ?o . '
+        f'FILTER(isIRI(?o)) }} }} UNION {{ SELECT ?s ?p ("in" AS ?d) WHERE {{ {ids_values} ?o ?p ?s . }} }} }} '
+        f"GROUP BY ?s ?p ?d"
+    )
+
+
+def capped_relation_edges_queries(reads: Sequence[tuple[str, str]], direction: str, limit: int) -> list[str]:
+    """At most `limit` edges of each (entity, relation) in `reads`, one direction ("out" or
+    "in"), with names: a sub-select with its LIMIT each, in one query."""
+    (dir_name, pattern), = edge_patterns(direction)
+    parts = [f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [entity])} {_relation_values([relation])} {pattern} }} "
+             f"LIMIT {int(limit)} }}" for entity, relation in reads]
+    return [_edges_select(dir_name, " UNION ".join(parts))]
+
+
 def bounded_degrees_query(entity: str, rows: int) -> str:
     """Facts between entities touching one entity per (direction, relation), reading at most
     `rows` of its out-edges and `rows` of its in-edges: a direction whose counts add up to

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import itertools
 import random
+import socket
 import sqlite3
 import warnings
 from collections import Counter
@@ -20,7 +21,7 @@ from kg_store import oxigraph as oxigraph_backend
 from kg_store.adjacency import ADJACENCY_FILE
 from kg_store.base import EDGES_PER_MISSING_RELATION
 from kg_store.ids import from_iri
-from kg_store.model import is_value_node, value_node
+from kg_store.model import Edge, Neighborhood, is_value_node, value_node
 from kg_store.names import SIDE_FILE, NameIndex
 from kg_store.oxigraph import RELATIONS_FILE, OxigraphStore
 from tests.kg_fixture import (
@@ -150,6 +151,53 @@ def test_a_capped_hub_keeps_a_few_edges_of_every_relation_when_asked(empty_store
     assert 1 <= relations["a.country.divisions"] <= 10 and capped.truncated == {"m.us"}  # still a hub
     plain = empty_store.neighbors(["m.us"], direction="out", limit_per_entity=10)
     assert len(plain.edges["m.us"]) == 10
+
+
+def test_the_hub_fill_caps_each_direction_of_a_relation_apart(empty_store: GraphStore) -> None:
+    """A hub's relation with many facts one way and few the other: at most
+    EDGES_PER_MISSING_RELATION the busy way, every fact the quiet way, whichever way a
+    backend counts them; a relation it has one way only is not read the other way."""
+    triples = [Triple("m.us", "a.country.divisions", f"m.state{i}") for i in range(40)]
+    triples += [Triple("m.us", "z.country.city", f"m.city{i}") for i in range(15)]
+    triples += [Triple(f"m.town{i}", "z.country.city", "m.us") for i in range(3)]
+    triples += [Triple(f"m.person{i}", "z.person.nationality", "m.us") for i in range(12)]
+    empty_store.write(LoadBatch(triples=triples, names=[("m.city0", "Boston")]))
+    # The fill itself, for a hub whose capped read kept divisions only (which edges a real
+    # capped read keeps is the store's order)
+    kept = [Edge("m.us", "a.country.divisions", f"m.state{i}", None, "out") for i in range(5)]
+    hood = Neighborhood(edges={"m.us": list(kept)}, truncated={"m.us"})
+    empty_store._add_missing_relations(hood, "both")
+    ways = Counter((e.relation, e.direction) for e in hood.edges["m.us"][len(kept):])
+    assert ways == {("z.country.city", "out"): EDGES_PER_MISSING_RELATION, ("z.country.city", "in"): 3,
+                    ("z.person.nationality", "in"): EDGES_PER_MISSING_RELATION}
+    assert len(set(hood.edges["m.us"])) == len(hood.edges["m.us"])  # no edge twice
+
+
+def test_a_sparql_store_fills_its_hubs_in_a_few_reads(empty_store: GraphStore) -> None:
+    """A remote store pays a round trip a read: three hubs lacking two busy relations each
+    are filled by one count of their relations and one capped read a direction, not a
+    count and a read per relation and direction; and its sockets ACK at once (a kept-open
+    connection to Virtuoso otherwise waits 40 ms on some replies)."""
+    from kg_store.sparql import SparqlStore
+
+    if not isinstance(empty_store, SparqlStore):
+        pytest.skip("a SPARQL endpoint's reads")
+    hubs = ["m.us", "m.fr", "m.de"]
+    triples = [Triple(hub, "a.country.divisions", f"m.{hub}{i}") for hub in hubs for i in range(20)]
+    triples += [Triple(hub, "z.country.city", f"m.{hub}.city{i}") for hub in hubs for i in range(12)]
+    triples += [Triple(f"m.{hub}.person{i}", "z.person.nationality", hub) for hub in hubs for i in range(12)]
+    empty_store.write(LoadBatch(triples=triples, names=[]))
+    queries: list[str] = []
+    select = empty_store._select_values
+    empty_store._select_values = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
+    hood = Neighborhood(edges={hub: [] for hub in hubs}, truncated=set(hubs))
+    empty_store._add_missing_relations(hood, "both")
+    assert len(queries) == 3 and sum("COUNT" in q for q in queries) == 1, queries
+    for hub in hubs:
+        assert Counter((e.relation, e.direction) for e in hood.edges[hub]) == {
+            ("a.country.divisions", "out"): EDGES_PER_MISSING_RELATION, ("z.country.city", "out"): EDGES_PER_MISSING_RELATION,
+            ("z.person.nationality", "in"): EDGES_PER_MISSING_RELATION}
+    assert empty_store._reader._local.conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
 
 
 def test_the_hub_fill_reads_few_facts_in_one_go_and_many_once_a_relation() -> None:
