@@ -335,11 +335,16 @@ class GraphStore(ABC):
         key = (relation, forward)
         known = self._reached_twice.get(key)  # asked for every group of every hop: a hit is a lookup
         if known is None:
-            back = "in" if forward else "out"
-            reached = self.entities_with(relation, back, limit=sample)
-            hood = self.neighbors(reached, direction=back, relations=[relation], limit_per_entity=2)
-            known = self._reached_twice[key] = any(len(edges) > 1 for edges in hood.edges.values())
+            known = self._reached_twice[key] = self._reaches_twice(check_id(relation), forward, sample)
         return known
+
+    def _reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
+        """`reached_twice`, asked of the store: two reads here; a backend that pays a round
+        trip a read asks it in one."""
+        back = "in" if forward else "out"
+        reached = self.entities_with(relation, back, limit=sample)
+        hood = self.neighbors(reached, direction=back, relations=[relation], limit_per_entity=2)
+        return any(len(edges) > 1 for edges in hood.edges.values())
 
     def relation_counts(self) -> dict[str, int]:
         """How many facts between entities each relation has, schema relations left out:

@@ -22,6 +22,16 @@ NAME_RELATION = "type.object.name"
 NAME_IRI = FREEBASE_NS + NAME_RELATION
 # Our own index triple: the normalised name, for exact-normalised and prefix search.
 NORM_NAME_IRI = LOCAL_NS + "meta:normName"
+# A SPARQL store's own counts of its big entities' facts, written when it is settled
+# (`SparqlStore.after_load`): facts out (literals too) and in, of each entity with more than
+# the store says (COUNTED_OVER_IRI of STORE_IRI); and of the biggest, their facts between
+# entities of each relation and direction, as "COUNT RELATION-IRI" literals.
+FACTS_OUT_IRI = LOCAL_NS + "meta:factsOut"
+FACTS_IN_IRI = LOCAL_NS + "meta:factsIn"
+FACTS_OUT_BY_IRI = LOCAL_NS + "meta:factsOutBy"
+FACTS_IN_BY_IRI = LOCAL_NS + "meta:factsInBy"
+STORE_IRI = LOCAL_NS + "meta:store"
+COUNTED_OVER_IRI = LOCAL_NS + "meta:countedOver"
 
 _FREEBASE_LOCAL = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+")
 MAX_ID_CHARS = 2048

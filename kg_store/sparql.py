@@ -34,6 +34,7 @@ import threading
 import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from operator import itemgetter
 from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -41,7 +42,15 @@ import httpx
 from kg_store import sparql_text
 from kg_store.base import DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
-from kg_store.ids import NORM_NAME_IRI, from_iri, is_internal_iri
+from kg_store.ids import (
+    FACTS_IN_BY_IRI,
+    FACTS_IN_IRI,
+    FACTS_OUT_BY_IRI,
+    FACTS_OUT_IRI,
+    NORM_NAME_IRI,
+    from_iri,
+    is_internal_iri,
+)
 from kg_store.model import Direction, Edge, EntityMatch, LoadBatch, Neighborhood, StoreStats
 
 JSON_RESULTS = "application/sparql-results+json"
@@ -117,6 +126,14 @@ def _ack_at_once(sock: socket.socket | None) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
 
+# Entities with more facts than this one way carry their count once the store is settled
+# (`SparqlStore.after_load`): enough for any hub cap from here up (the agent's is 100).
+COUNTED_OVER = 32
+# ... and with more than this, their counts a relation: what the hub fill of an entity
+# capped at the agent's cap asks (3% more triples on the 1M synthetic KG; 13% at 32).
+RELATIONS_COUNTED_OVER = 100
+
+
 class SparqlStore(GraphStore):
     batch_size = 200  # keeps the UNION query text well under endpoints' size limits
     write_batch_size = 20_000
@@ -149,6 +166,10 @@ class SparqlStore(GraphStore):
         self._text_index: bool | None = None
         self._text_rule: bool | None = None  # whether this store could add the index rule (None: not tried)
         self._warned_scan = False
+        # Over how many facts the store's entities carry their counts (`after_load`); None
+        # until asked, 0 where they carry none.
+        self._counted_over: int | None = None
+        self._counts_invalidated = False  # this object has dropped the counts' mark before writing
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -193,8 +214,8 @@ class SparqlStore(GraphStore):
         except (ValueError, KeyError, TypeError) as exc:
             raise StoreQueryError(f"{self.display_url}: the endpoint's reply to a SELECT is not SPARQL JSON") from exc
 
-    def _select_values(self, query: str) -> list[dict[str, str]]:
-        """A SELECT's rows as {variable: value}, read from CSV results: for queries whose
+    def _select_rows(self, query: str) -> tuple[list[str], list[list[str]]]:
+        """A SELECT's (variables, rows of values), read from CSV results: for queries whose
         columns need no term type or language tag (IRIs, counts). An unbound variable (or an
         empty literal) reads as ""."""
         body = self._read(query, CSV_RESULTS)
@@ -204,6 +225,11 @@ class SparqlStore(GraphStore):
             raise StoreQueryError(f"{self.display_url}: the endpoint's reply to a SELECT is not SPARQL CSV") from exc
         if any(len(row) != len(header) for row in rows):
             raise StoreQueryError(f"{self.display_url}: the endpoint's CSV reply has rows of another width than its header")
+        return header, rows
+
+    def _select_values(self, query: str) -> list[dict[str, str]]:
+        """`_select_rows`' rows as {variable: value}."""
+        header, rows = self._select_rows(query)
         return [dict(zip(header, row, strict=True)) for row in rows]
 
     def _update(self, update: str) -> None:
@@ -236,7 +262,7 @@ class SparqlStore(GraphStore):
         # DROP rather than CLEAR: after CLEAR GRAPH, Virtuoso's queries FROM that graph run
         # ~20x slower once it is filled again (measured: 3 ms -> 60 ms per lookup).
         self._update(f"DROP SILENT GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
-        self._text_index = self._values = None
+        self._text_index = self._values = self._counted_over = None
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
@@ -249,6 +275,7 @@ class SparqlStore(GraphStore):
         def send() -> None:
             if not text:
                 return
+            self._drop_fact_counts()
             if self.gsp_endpoint:
                 self._post_ntriples(text.encode())
             else:
@@ -275,6 +302,34 @@ class SparqlStore(GraphStore):
             raise StoreQueryError(f"{self.display_url}: HTTP {response.status_code} from the graph store endpoint: "
                                   f"{_endpoint_said(response.text)}")
 
+    def after_load(self) -> None:
+        """Count the facts of the big entities (`sparql_text.fact_counts_updates`): a capped
+        read then looks up which of its entities are hubs instead of counting every edge of
+        them, a count that grows with the KG (its hubs). Seconds on millions of facts, on
+        the server; a reader that finds no counts counts for itself, as before."""
+        for update in sparql_text.fact_counts_updates(self.graph, COUNTED_OVER, RELATIONS_COUNTED_OVER):
+            self._update(update)
+        self._counted_over = None
+        self._counts_invalidated = False
+
+    def forget_entities(self) -> None:
+        self._counted_over = None  # another process may have settled or written the store
+
+    def _drop_fact_counts(self) -> None:
+        """Before this object's first write: readers stop trusting the counts, which the
+        write makes stale, until the store is settled again."""
+        if not self._counts_invalidated:
+            self._update(sparql_text.drop_fact_counts_mark(self.graph))
+            self._counts_invalidated = True
+            self._counted_over = 0
+
+    def _fact_counts_over(self) -> int:
+        """Over how many facts (one way) every entity's count is stored; 0 for none."""
+        if self._counted_over is None:
+            rows = self._select_values(sparql_text.counted_over_query())
+            self._counted_over = int(rows[0]["t"]) if rows and rows[0]["t"].isdigit() else 0
+        return self._counted_over
+
     # ---- reads -------------------------------------------------------------------------
     def _neighbors(
         self,
@@ -290,27 +345,31 @@ class SparqlStore(GraphStore):
         return self._edges_from(sparql_text.pair_edges_queries(pairs, direction), list(dict.fromkeys(e for e, _ in pairs)))
 
     def _edges_from(self, queries: list[str], ids: Sequence[str], limit_per_entity: int | None = None) -> Neighborhood:
-        # Out- and in-edges in parallel, each on its thread's kept-open connection.
-        rows = [row for result in self._pool.map(self._select_values, queries) for row in result]
+        # Out- and in-edges in parallel, each on its thread's kept-open connection. Rows are
+        # read as lists (a walk reads tens of thousands), ids converted once a distinct IRI.
         hood = Neighborhood(edges={i: [] for i in ids})
-        seen: set[tuple] = set()
+        seen: set[tuple[str, str, str, str]] = set()
         counts: dict[tuple[str, str], int] = {}
-        for row in rows:
-            source, dir_name = from_iri(row["s"]), row["dir"]
-            relation, other = from_iri(row["r"]), from_iri(row["x"])
-            key = (source, relation, other, dir_name)
-            if key in seen:  # several names for one neighbour: keep the first row
-                continue
-            seen.add(key)
-            if relation.startswith("meta:"):
-                continue
-            n = counts.get((source, dir_name), 0)
-            if limit_per_entity is not None and n == limit_per_entity:
-                hood.truncated.add(source)  # the cap+1-th row: there was more
-                continue
-            counts[(source, dir_name)] = n + 1
-            name = row["n"] or None  # CSV: an unnamed neighbour's (a CVT's) name is empty
-            hood.edges.setdefault(source, []).append(Edge(source, relation, other, name, dir_name))  # type: ignore[arg-type]
+        local: dict[str, str] = {}
+        for header, rows in self._pool.map(self._select_rows, queries):
+            columns = itemgetter(*(header.index(v) for v in ("s", "r", "x", "n", "dir")))
+            for row in rows:
+                s_iri, r_iri, x_iri, name, dir_name = columns(row)
+                key = (s_iri, r_iri, x_iri, dir_name)
+                if key in seen:  # several names for one neighbour: keep the first row
+                    continue
+                seen.add(key)
+                source = local.get(s_iri) or local.setdefault(s_iri, from_iri(s_iri))
+                relation = local.get(r_iri) or local.setdefault(r_iri, from_iri(r_iri))
+                if relation.startswith("meta:"):
+                    continue
+                n = counts.get((source, dir_name), 0)
+                if limit_per_entity is not None and n == limit_per_entity:
+                    hood.truncated.add(source)  # the cap+1-th row: there was more
+                    continue
+                counts[(source, dir_name)] = n + 1
+                edge = Edge(source, relation, from_iri(x_iri), name or None, dir_name)  # type: ignore[arg-type]
+                hood.edges.setdefault(source, []).append(edge)  # CSV: an unnamed neighbour's (a CVT's) name is ""
         return hood
 
     def _neighbor_queries(self, ids: Sequence[str], direction: DirectionFilter, relations: Collection[str] | None,
@@ -318,12 +377,21 @@ class SparqlStore(GraphStore):
         """The reads of `_neighbors`. A capped read gives each entity its own sub-select with
         a LIMIT, and Virtuoso plans a UNION of 200 of them in about 0.7 s however few rows
         they return; so the ids' edges are counted first (a count per id and direction) and
-        only those over the cap are read that way, the rest in one plain query."""
+        only those over the cap are read that way, the rest in one plain query. A settled
+        store has the counts of its big entities stored (`after_load`): they are looked up
+        instead, since counting a hub's edges reads all of them (tens of milliseconds a
+        batch at 5M facts, growing with the KG)."""
         if not limit_per_entity or len(ids) == 1:
             return sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
         directions = [d for d, _ in sparql_text.edge_patterns(direction)]
-        counts = self._pool.map(self._select_values,
-                                [sparql_text.edge_counts_query(ids, d, relations) for d in directions])
+        counted_over = self._fact_counts_over()
+        if 0 < counted_over <= limit_per_entity:  # the stored counts tell every entity over the cap
+            stored = self._select_values(sparql_text.fact_counts_query(ids))
+            way = {FACTS_OUT_IRI: "out", FACTS_IN_IRI: "in"}
+            counts = [[row for row in stored if way.get(row["m"]) == d] for d in directions]
+        else:
+            counts = list(self._pool.map(self._select_values,
+                                         [sparql_text.edge_counts_query(ids, d, relations) for d in directions]))
         queries = []
         for dir_name, rows in zip(directions, counts, strict=True):
             over = {from_iri(row["s"]) for row in rows if int(row["c"]) > limit_per_entity}
@@ -399,10 +467,22 @@ class SparqlStore(GraphStore):
                 yield from_iri(row["s"]), from_iri(predicate), int(row["c"])
 
     def _relation_degrees_by_way(self, ids: Sequence[str], cap: int) -> Iterable[tuple[str, str, DirectionFilter, int]]:
-        for row in self._select_values(sparql_text.directed_degrees_query(ids)):
-            predicate = row["p"]
-            if not is_internal_iri(predicate):
-                yield from_iri(row["s"]), from_iri(predicate), row["d"], int(row["c"])  # type: ignore[misc]
+        """Read from the counts a settled store keeps of its biggest entities (a GROUP BY
+        reads every edge of a hub, longer the bigger the KG); counted for the rest."""
+        counted: set[str] = set()
+        if self._fact_counts_over():
+            way = {FACTS_OUT_BY_IRI: "out", FACTS_IN_BY_IRI: "in"}
+            for row in self._select_values(sparql_text.relation_fact_counts_query(ids)):
+                count, _, predicate = row["c"].partition(" ")
+                counted.add(row["s"])
+                if row["m"] in way and count.isdigit() and not is_internal_iri(predicate):
+                    yield from_iri(row["s"]), from_iri(predicate), way[row["m"]], int(count)  # type: ignore[misc]
+        uncounted = [i for i in ids if sparql_text.iri(i)[1:-1] not in counted]
+        if uncounted:
+            for row in self._select_values(sparql_text.directed_degrees_query(uncounted)):
+                predicate = row["p"]
+                if not is_internal_iri(predicate):
+                    yield from_iri(row["s"]), from_iri(predicate), row["d"], int(row["c"])  # type: ignore[misc]
 
     def _capped_relation_edges(self, reads: dict[tuple[str, DirectionFilter], list[str]],
                                cap: int) -> Iterable[tuple[str, list[Edge]]]:
@@ -431,6 +511,9 @@ class SparqlStore(GraphStore):
     def _relation_names(self) -> Iterable[str]:
         rows = self._select(sparql_text.relation_names_query())
         return [from_iri(r["p"]["value"]) for r in rows if not is_internal_iri(r["p"]["value"])]
+
+    def _reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
+        return bool(self._select_rows(sparql_text.reaches_twice_query(relation, forward, sample))[1])
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
         rows = self._select(sparql_text.entities_with_query(relation, direction, limit))

@@ -11,7 +11,21 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from kg_store.errors import InvalidId
-from kg_store.ids import FREEBASE_NS, NAME_IRI, NORM_NAME_IRI, from_iri, is_freebase_local, normalize_name, to_iri
+from kg_store.ids import (
+    COUNTED_OVER_IRI,
+    FACTS_IN_BY_IRI,
+    FACTS_IN_IRI,
+    FACTS_OUT_BY_IRI,
+    FACTS_OUT_IRI,
+    FREEBASE_NS,
+    NAME_IRI,
+    NORM_NAME_IRI,
+    STORE_IRI,
+    from_iri,
+    is_freebase_local,
+    normalize_name,
+    to_iri,
+)
 from kg_store.model import Attribute, EntityMatch, LoadBatch
 
 # IRIREF forbids these characters (SPARQL 1.1 grammar, production 139).
@@ -148,14 +162,78 @@ def _relation_values(relations: Collection[str] | None) -> str:
     return f"VALUES ?r {{ {' '.join(iri(r) for r in relations)} }}" if relations else ""
 
 
+# The store's own facts about its facts: not the KG's.
+STORE_OWN_IRIS = (NORM_NAME_IRI, FACTS_OUT_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI, COUNTED_OVER_IRI)
+
+
+def fact_counts_updates(graph: str | None, over: int, relations_over: int) -> list[str]:
+    """The updates that count the facts of every entity with more than `over` of them one
+    way, and of every entity with more than `relations_over` one way its facts between
+    entities a relation and direction, replacing earlier counts: first the mark that readers
+    trust them goes (a reader meanwhile counts for itself), last it comes back. Out counts
+    every fact of the entity, literals too (an upper bound on its edges, as
+    `edge_counts_query`'s); a relation's counts are `directed_degrees_query`'s."""
+    def scoped(pattern: str) -> str:
+        return f"GRAPH {iri_ref(graph)} {{ {pattern} }}" if graph else pattern
+
+    mark = f"{iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)}"
+    counted = {
+        iri_ref(FACTS_OUT_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped('?e ?p ?o')} }} GROUP BY ?e",
+        iri_ref(FACTS_IN_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped('?s ?p ?e FILTER(isIRI(?e))')} }} GROUP BY ?e",
+    }
+    biggest = (f"{{ SELECT DISTINCT ?e WHERE {{ VALUES ?m {{ {' '.join(counted)} }} {scoped('?e ?m ?n')} "
+               f"FILTER(?n > {int(relations_over)}) }} }}")
+    by_relation = {
+        iri_ref(FACTS_OUT_BY_IRI): scoped("?e ?p ?o FILTER(isIRI(?o))"),
+        iri_ref(FACTS_IN_BY_IRI): scoped("?o ?p ?e"),
+    }
+    return [
+        f"DELETE WHERE {{ {scoped(f'{mark} ?t')} }}",
+        *(f"DELETE WHERE {{ {scoped(f'?e {p} ?c')} }}" for p in [*counted, *by_relation]),
+        *(f"INSERT {{ {scoped(f'?e {p} ?c')} }} WHERE {{ {count} HAVING (COUNT(*) > {int(over)}) }}"
+          for p, count in counted.items()),
+        *(f"INSERT {{ {scoped(f'?e {p} ?c')} }} WHERE {{ SELECT ?e (CONCAT(STR(COUNT(*)), \" \", STR(?p)) AS ?c) "
+          f"WHERE {{ {biggest} {pattern} }} GROUP BY ?e ?p }}" for p, pattern in by_relation.items()),
+        f"INSERT DATA {{ {scoped(f'{mark} {int(over)}')} }}",
+    ]
+
+
+def drop_fact_counts_mark(graph: str | None) -> str:
+    """The update that stops readers trusting the counts (the facts are changing)."""
+    pattern = f"{iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)} ?t"
+    return f"DELETE WHERE {{ {f'GRAPH {iri_ref(graph)} {{ {pattern} }}' if graph else pattern} }}"
+
+
+def counted_over_query() -> str:
+    return f"SELECT ?t WHERE {{ {iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)} ?t }}"
+
+
+def relation_fact_counts_query(ids: Sequence[str]) -> str:
+    """The counted facts of each of `ids` by relation, where stored: (?s ?m ?c), ?m out or
+    in, ?c "COUNT RELATION-IRI"."""
+    return (f"SELECT ?s ?m ?c WHERE {{ {values('s', ids)} VALUES ?m {{ {iri_ref(FACTS_OUT_BY_IRI)} "
+            f"{iri_ref(FACTS_IN_BY_IRI)} }} ?s ?m ?c }}")
+
+
+def fact_counts_query(ids: Sequence[str]) -> str:
+    """The counted facts of each of `ids` that has any: (?s ?m ?c), ?m out or in."""
+    return (f"SELECT ?s ?m ?c WHERE {{ {values('s', ids)} VALUES ?m {{ {iri_ref(FACTS_OUT_IRI)} "
+            f"{iri_ref(FACTS_IN_IRI)} }} ?s ?m ?c }}")
+
+
 def names_query(ids: Sequence[str]) -> str:
     return f"SELECT ?s ?n WHERE {{ {values('s', ids)} ?s {iri_ref(NAME_IRI)} ?n {NAME_FILTER} }}"
 
 
+def _an_attribute(var: str) -> str:
+    """The filter of a literal's predicate that makes it an attribute of the KG: not a
+    name, nor the store's own (`STORE_OWN_IRIS`)."""
+    return " && ".join(f"?{var} != {iri_ref(p)}" for p in (NAME_IRI, *STORE_OWN_IRIS))
+
+
 def attributes_query(ids: Sequence[str]) -> str:
     return (
-        f"SELECT ?s ?r ?v WHERE {{ {values('s', ids)} ?s ?r ?v . FILTER(isLiteral(?v) "
-        f"&& ?r != {iri_ref(NAME_IRI)} && ?r != {iri_ref(NORM_NAME_IRI)}) }}"
+        f"SELECT ?s ?r ?v WHERE {{ {values('s', ids)} ?s ?r ?v . FILTER(isLiteral(?v) && {_an_attribute('r')}) }}"
     )
 
 
@@ -185,14 +263,12 @@ def holders_query(value: str, limit: int | None) -> str:
     """The (relation, entity) of the literal attributes holding `value`, in any of its forms."""
     forms = " ".join(literal(value, lang, datatype) for lang, datatype in value_forms(value))
     bound = f" LIMIT {int(limit)}" if limit is not None else ""
-    return (f"SELECT ?r ?s WHERE {{ VALUES ?v {{ {forms} }} ?s ?r ?v . FILTER(isIRI(?s) && ?r != {iri_ref(NAME_IRI)} "
-            f"&& ?r != {iri_ref(NORM_NAME_IRI)}) }}{bound}")
+    return f"SELECT ?r ?s WHERE {{ VALUES ?v {{ {forms} }} ?s ?r ?v . FILTER(isIRI(?s) && {_an_attribute('r')}) }}{bound}"
 
 
 def any_attribute_query() -> str:
     """One literal attribute, if the store holds any (names aside)."""
-    return (f"SELECT ?s WHERE {{ ?s ?r ?v . FILTER(isLiteral(?v) && ?r != {iri_ref(NAME_IRI)} "
-            f"&& ?r != {iri_ref(NORM_NAME_IRI)}) }} LIMIT 1")
+    return f"SELECT ?s WHERE {{ ?s ?r ?v . FILTER(isLiteral(?v) && {_an_attribute('r')}) }} LIMIT 1"
 
 
 def entity_match(entity_iri: str, name: str, kind: str) -> EntityMatch:
@@ -329,11 +405,12 @@ def bounded_degrees_query(entity: str, rows: int) -> str:
 
 
 def stats_queries() -> dict[str, str]:
-    meta = f"?p != {iri_ref(NAME_IRI)} && ?p != {iri_ref(NORM_NAME_IRI)}"
+    meta = _an_attribute("p")
     return {
         "triples": f"SELECT (COUNT(*) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",
-        "entities": (
-            "SELECT (COUNT(DISTINCT ?e) AS ?c) WHERE { { ?e ?p ?o } UNION { ?s ?p ?e . FILTER(isIRI(?e)) } }"
+        "entities": (  # a name or a count is a fact of an entity; the store's own mark is not
+            f"SELECT (COUNT(DISTINCT ?e) AS ?c) WHERE {{ {{ ?e ?p ?o FILTER(?p != {iri_ref(COUNTED_OVER_IRI)}) }} "
+            "UNION { ?s ?p ?e . FILTER(isIRI(?e)) } }"
         ),
         "relations": f"SELECT (COUNT(DISTINCT ?p) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",
     }
@@ -348,6 +425,18 @@ def relation_names_query() -> str:
 def relation_counts_query() -> str:
     """Facts between entities per relation (names are literals: never counted)."""
     return "SELECT ?p (COUNT(*) AS ?c) WHERE { ?s ?p ?o . FILTER(isIRI(?o)) } GROUP BY ?p"
+
+
+def reaches_twice_query(relation: str, forward: bool, sample: int) -> str:
+    """A row when walking `relation` (`forward`: head to tail) reaches one of the first
+    `sample` entities it reaches (`entities_with_query`'s) from two: the engine stops at
+    the first two edges found, however big a hub."""
+    rel = iri(relation)
+    if forward:  # two heads of one tail
+        return (f"SELECT ?o WHERE {{ {{ {entities_with_query(relation, 'in', sample)} }} ?a {rel} ?o . ?b {rel} ?o . "
+                f"FILTER(?a != ?b) }} LIMIT 1")
+    return (f"SELECT ?s WHERE {{ {{ {entities_with_query(relation, 'out', sample)} }} ?s {rel} ?a . ?s {rel} ?b . "
+            f"FILTER(isIRI(?a) && isIRI(?b) && ?a != ?b) }} LIMIT 1")
 
 
 def entities_with_query(relation: str, direction: str, limit: int) -> str:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import csv
 import gzip
+import shlex
 import warnings
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from kg_store import open_store
+from kg_store.sparql import COUNTED_OVER
+from kgqa.cli import app
 from loaders.bulk import export_bulk
 from tests.test_loaders import NT_LINES, write
 
@@ -46,8 +50,14 @@ def test_virtuoso_ld_dir_loads_the_export(tmp_path: Path, virtuoso_installed: No
         server.bulk_load_dir(out, "kgqa-*.nt.gz", graph="urn:kgqa:bulk")
         # the printed name-index step (isql's exec= takes several statements on a line; its stdin, one a line)
         server.isql(report.commands[1].split('exec="', 1)[1].removesuffix('"').replace("; ", ";\n"))
+        # the printed settle step, as printed but for the server's password, address and graph
+        settle = shlex.split(report.commands[2].replace("PASSWORD", server.password).replace(
+            "HOST:8890", f"127.0.0.1:{server.http_port}").replace("urn:kgqa:freebase", "urn:kgqa:bulk"))
+        assert settle[:3] == ["kgqa", "store", "settle"]
+        assert CliRunner().invoke(app, settle[1:]).exit_code == 0
         user_url = f"sparql+{server.sparql_url}?graph=urn:kgqa:bulk"
         store = open_store(user_url)
+        assert store._fact_counts_over() == COUNTED_OVER
         assert store.stats().triples == 4  # three facts and one attribute
         assert store.names(["m.forrest"])["m.forrest"] == 'Forrest "Run" Gump é'
         with warnings.catch_warnings():

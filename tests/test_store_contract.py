@@ -187,9 +187,10 @@ def test_a_sparql_store_fills_its_hubs_in_a_few_reads(empty_store: GraphStore) -
     triples += [Triple(hub, "z.country.city", f"m.{hub}.city{i}") for hub in hubs for i in range(12)]
     triples += [Triple(f"m.{hub}.person{i}", "z.person.nationality", hub) for hub in hubs for i in range(12)]
     empty_store.write(LoadBatch(triples=triples, names=[]))
+    empty_store._fact_counts_over()  # whether the store keeps counts (none: not settled), asked once
     queries: list[str] = []
-    select = empty_store._select_values
-    empty_store._select_values = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
+    select = empty_store._select_rows
+    empty_store._select_rows = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
     hood = Neighborhood(edges={hub: [] for hub in hubs}, truncated=set(hubs))
     empty_store._add_missing_relations(hood, "both")
     assert len(queries) == 3 and sum("COUNT" in q for q in queries) == 1, queries
@@ -198,6 +199,61 @@ def test_a_sparql_store_fills_its_hubs_in_a_few_reads(empty_store: GraphStore) -
             ("a.country.divisions", "out"): EDGES_PER_MISSING_RELATION, ("z.country.city", "out"): EDGES_PER_MISSING_RELATION,
             ("z.person.nationality", "in"): EDGES_PER_MISSING_RELATION}
     assert empty_store._reader._local.conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+
+def test_a_settled_sparql_store_looks_up_its_hubs_instead_of_counting_their_edges(empty_store: GraphStore) -> None:
+    """Counting a hub's edges reads every one of them, longer the bigger the KG: once settled,
+    a capped read of many entities looks the hubs up in the counts the store keeps, reads
+    the same edges, and the counts are no fact of the KG's (stats, attributes, values). A
+    write makes them stale: readers count again until the store is settled again."""
+    from kg_store.sparql import COUNTED_OVER, RELATIONS_COUNTED_OVER, SparqlStore
+
+    if not isinstance(empty_store, SparqlStore):
+        pytest.skip("a SPARQL endpoint's reads")
+    fans = RELATIONS_COUNTED_OVER + 8
+    triples = [Triple(f"m.fan{i}", "film.actor.film", "m.hub") for i in range(fans)]
+    triples += [Triple("m.hub", "film.film.genre", f"m.genre{i}") for i in range(3)]
+    triples += [Triple("m.small", "film.film.genre", "m.genre0")]
+    empty_store.write(LoadBatch(triples=triples, names=[("m.hub", "Hub")]))
+    ids = ["m.hub", "m.small", "m.fan0"]
+
+    def read() -> tuple[dict, set, list[str]]:
+        queries: list[str] = []
+        select = empty_store._select_rows
+        empty_store._select_rows = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
+        try:
+            hood = empty_store.neighbors(ids, limit_per_entity=COUNTED_OVER)
+        finally:
+            del empty_store._select_rows
+        return {i: sorted(hood.edges[i]) for i in ids}, hood.truncated, queries
+
+    def by_relation(ids: list[str]) -> tuple[list, list[str]]:
+        queries: list[str] = []
+        select = empty_store._select_rows
+        empty_store._select_rows = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
+        try:
+            return sorted(empty_store._relation_degrees_by_way(ids, 11)), queries
+        finally:
+            del empty_store._select_rows
+
+    counted, counted_truncated, queries = read()
+    assert any("COUNT" in q for q in queries)
+    degrees = by_relation(["m.hub", "m.small"])[0]
+    stats = empty_store.stats()
+    empty_store.after_load()
+    settled, settled_truncated, queries = read()
+    assert not any("COUNT" in q for q in queries), queries
+    assert (settled, settled_truncated) == (counted, counted_truncated) and settled_truncated == {"m.hub"}
+    # the hub fill's counts a relation: the hub's stored (it is over RELATIONS_COUNTED_OVER), the rest counted
+    assert by_relation(["m.hub", "m.small"])[0] == degrees == [
+        ("m.hub", "film.actor.film", "in", fans), ("m.hub", "film.film.genre", "out", 3),
+        ("m.small", "film.film.genre", "out", 1)]
+    assert not any("COUNT" in q for q in by_relation(["m.hub"])[1])
+    assert empty_store.stats() == stats
+    assert empty_store.attributes(["m.hub"]) == {"m.hub": []} and not empty_store._probe_values()
+    assert list(empty_store._holders(str(fans), None)) == []  # the hub's count of in-facts is no value of it
+    empty_store.write(LoadBatch(triples=[Triple("m.small", "film.film.genre", "m.genre1")], names=[]))
+    assert any("COUNT" in q for q in read()[2])  # stale counts are not trusted
 
 
 def test_the_hub_fill_reads_few_facts_in_one_go_and_many_once_a_relation() -> None:
