@@ -291,11 +291,7 @@ class GraphStore(ABC):
                     whole.setdefault(read, []).append((entity, relation))
                 else:
                     many.setdefault((relation, read), []).append(entity)
-        for way, pairs in whole.items():
-            for start in range(0, len(pairs), self.batch_size):
-                for entity, edges in self._edges_of(pairs[start : start + self.batch_size], way).edges.items():
-                    result.edges[entity].extend(edges)
-        for entity, edges in self._capped_relation_edges(many, EDGES_PER_MISSING_RELATION):
+        for entity, edges in self._fill_edges(whole, many, EDGES_PER_MISSING_RELATION):
             result.edges[entity].extend(edges)
 
     def _relation_degrees_by_way(self, ids: Sequence[str], cap: int) -> Iterable[tuple[str, str, DirectionFilter, int]]:
@@ -304,12 +300,17 @@ class GraphStore(ABC):
         for entity, relation, count in self._relation_degrees_to(ids, cap):
             yield entity, relation, "both", count
 
-    def _capped_relation_edges(self, reads: dict[tuple[str, DirectionFilter], list[str]],
-                               cap: int) -> Iterable[tuple[str, list[Edge]]]:
-        """(entity, edges) of `reads`' hubs: at most `cap` edges of the relation each way
-        asked, for every (relation, direction) -> hubs. One capped `_neighbors` read per
-        relation and batch here; a backend that pays a round trip a read batches them."""
-        for (relation, way), hubs in reads.items():
+    def _fill_edges(self, whole: dict[DirectionFilter, list[tuple[str, str]]],
+                    many: dict[tuple[str, DirectionFilter], list[str]], cap: int) -> Iterable[tuple[str, list[Edge]]]:
+        """(entity, edges) the hub fill reads: every edge of the `whole` (entity, relation)
+        pairs each way, and at most `cap` edges each way asked of the relation for `many`'s
+        (relation, direction) -> hubs. A `_edges_of` read a batch of pairs and a capped
+        `_neighbors` read a relation and batch here; a backend that pays a round trip a read
+        sends them together."""
+        for way, pairs in whole.items():
+            for start in range(0, len(pairs), self.batch_size):
+                yield from self._edges_of(pairs[start : start + self.batch_size], way).edges.items()
+        for (relation, way), hubs in many.items():
             for start in range(0, len(hubs), self.batch_size):
                 yield from self._neighbors(hubs[start : start + self.batch_size], way, [relation], cap).edges.items()
 

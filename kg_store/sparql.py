@@ -341,9 +341,6 @@ class SparqlStore(GraphStore):
         return self._edges_from(self._neighbor_queries(ids, direction, relations, limit_per_entity), ids,
                                 limit_per_entity)
 
-    def _edges_of(self, pairs: Sequence[tuple[str, str]], direction: DirectionFilter) -> Neighborhood:
-        return self._edges_from(sparql_text.pair_edges_queries(pairs, direction), list(dict.fromkeys(e for e, _ in pairs)))
-
     def _edges_from(self, queries: list[str], ids: Sequence[str], limit_per_entity: int | None = None) -> Neighborhood:
         # Out- and in-edges in parallel, each on its thread's kept-open connection. Rows are
         # read as lists (a walk reads tens of thousands), ids converted once a distinct IRI.
@@ -484,20 +481,23 @@ class SparqlStore(GraphStore):
                 if not is_internal_iri(predicate):
                     yield from_iri(row["s"]), from_iri(predicate), row["d"], int(row["c"])  # type: ignore[misc]
 
-    def _capped_relation_edges(self, reads: dict[tuple[str, DirectionFilter], list[str]],
-                               cap: int) -> Iterable[tuple[str, list[Edge]]]:
-        """Every hub's capped relations in a few queries, the counts already known: a
-        sub-select with LIMIT cap+1 per (hub, relation), `batch_size` of them a query."""
-        pairs = {way: [(hub, relation) for (relation, w), hubs in reads.items() if w == way for hub in hubs]
-                 for way in ("out", "in")}
-        queries = [query for way, wanted in pairs.items() for start in range(0, len(wanted), self.batch_size)
-                   for query in sparql_text.capped_relation_edges_queries(wanted[start : start + self.batch_size],
-                                                                          way, cap + 1)]
-        hood = self._edges_from(queries, [])
+    def _fill_edges(self, whole: dict[DirectionFilter, list[tuple[str, str]]],
+                    many: dict[tuple[str, DirectionFilter], list[str]], cap: int) -> Iterable[tuple[str, list[Edge]]]:
+        """Every read of the fill at once, on the two reading threads: the whole pairs a
+        query of `batch_size` pairs a direction, the capped relations a sub-select with LIMIT
+        cap+1 per (hub, relation), `batch_size` of them a query (the counts are known, so
+        nothing is counted first)."""
+        queries = [query for way, pairs in whole.items() for start in range(0, len(pairs), self.batch_size)
+                   for query in sparql_text.pair_edges_queries(pairs[start : start + self.batch_size], way)]
+        capped = {way: [(hub, relation) for (relation, w), hubs in many.items() if w == way for hub in hubs]
+                  for way in ("out", "in")}
+        queries += [query for way, wanted in capped.items() for start in range(0, len(wanted), self.batch_size)
+                    for query in sparql_text.capped_relation_edges_queries(wanted[start : start + self.batch_size],
+                                                                           way, cap + 1)]
         kept: dict[tuple[str, str, str], int] = {}
-        for entity, edges in hood.edges.items():
+        for entity, edges in self._edges_from(queries, []).edges.items():
             mine = []
-            for edge in edges:
+            for edge in edges:  # a capped relation's cap+1-th edge only said there was more
                 key = (entity, edge.relation, edge.direction)
                 if kept.get(key, 0) < cap:
                     kept[key] = kept.get(key, 0) + 1
@@ -513,7 +513,10 @@ class SparqlStore(GraphStore):
         return [from_iri(r["p"]["value"]) for r in rows if not is_internal_iri(r["p"]["value"])]
 
     def _reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
-        return bool(self._select_rows(sparql_text.reaches_twice_query(relation, forward, sample))[1])
+        """The sample listed, then one query that stops at the first entity reached twice
+        (not a neighbour read of the sample per entity, its edges counted first)."""
+        reached = self._entities_with(relation, "in" if forward else "out", sample)
+        return bool(reached) and bool(self._select_rows(sparql_text.reaches_twice_query(relation, forward, reached))[1])
 
     def _entities_with(self, relation: str, direction: Direction, limit: int) -> list[str]:
         rows = self._select(sparql_text.entities_with_query(relation, direction, limit))

@@ -427,15 +427,15 @@ def relation_counts_query() -> str:
     return "SELECT ?p (COUNT(*) AS ?c) WHERE { ?s ?p ?o . FILTER(isIRI(?o)) } GROUP BY ?p"
 
 
-def reaches_twice_query(relation: str, forward: bool, sample: int) -> str:
-    """A row when walking `relation` (`forward`: head to tail) reaches one of the first
-    `sample` entities it reaches (`entities_with_query`'s) from two: the engine stops at
-    the first two edges found, however big a hub."""
+def reaches_twice_query(relation: str, forward: bool, reached: Sequence[str]) -> str:
+    """A row when walking `relation` (`forward`: head to tail) reaches one of `reached` from
+    two entities: the engine stops at the first two edges found, however big a hub. The
+    entities are given, not a sub-select: Virtuoso then looks each up (3 ms against 35 at
+    20M facts)."""
     rel = iri(relation)
     if forward:  # two heads of one tail
-        return (f"SELECT ?o WHERE {{ {{ {entities_with_query(relation, 'in', sample)} }} ?a {rel} ?o . ?b {rel} ?o . "
-                f"FILTER(?a != ?b) }} LIMIT 1")
-    return (f"SELECT ?s WHERE {{ {{ {entities_with_query(relation, 'out', sample)} }} ?s {rel} ?a . ?s {rel} ?b . "
+        return f"SELECT ?o WHERE {{ {values('o', reached)} ?a {rel} ?o . ?b {rel} ?o . FILTER(?a != ?b) }} LIMIT 1"
+    return (f"SELECT ?s WHERE {{ {values('s', reached)} ?s {rel} ?a . ?s {rel} ?b . "
             f"FILTER(isIRI(?a) && isIRI(?b) && ?a != ?b) }} LIMIT 1")
 
 
