@@ -275,9 +275,9 @@ class GraphStore(ABC):
                     ways = facts.setdefault((entity, relation), {})
                     ways[way] = ways.get(way, 0) + count
         # A hub lacks hundreds of relations on a large KG, most of them with a fact or two:
-        # those pairs are read whole, many in one read (`_edges_of`: one round trip a batch
-        # on a remote store). A relation a hub has many facts of is read capped, once for
-        # every hub that has many of it. Where the counts say their direction, a direction
+        # those pairs are read whole, many in one read. A relation a hub has many facts of is
+        # read capped, once for every hub that has many of it (`_fill_edges`: a remote store
+        # sends all of it at once). Where the counts say their direction, a direction
         # without facts is not read, and one with few is read whole.
         whole: dict[DirectionFilter, list[tuple[str, str]]] = {}
         many: dict[tuple[str, DirectionFilter], list[str]] = {}
@@ -340,8 +340,9 @@ class GraphStore(ABC):
         return known
 
     def _reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
-        """`reached_twice`, asked of the store: two reads here; a backend that pays a round
-        trip a read asks it in one."""
+        """`reached_twice`, asked of the store: the sample listed, then its edges of the
+        relation read (two each at most); a backend whose reads cost round trips and a
+        count asks it with one lookup."""
         back = "in" if forward else "out"
         reached = self.entities_with(relation, back, limit=sample)
         hood = self.neighbors(reached, direction=back, relations=[relation], limit_per_entity=2)
