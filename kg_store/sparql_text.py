@@ -133,9 +133,16 @@ def neighbors_queries(
 
 
 def pair_edges_queries(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
-    """Every edge of each (entity, relation) pair, one query per direction, with names."""
-    pair_values = "VALUES (?s ?r) { " + " ".join(f"({iri(s)} {iri(r)})" for s, r in pairs) + " }"
-    return [_edges_select(dir_name, f"{pair_values} {pattern}") for dir_name, pattern in edge_patterns(direction)]
+    """Every edge of each (entity, relation) pair, one query per direction, with names: a
+    branch an entity, its relations as VALUES. Not one VALUES table of (?s ?r) pairs:
+    Virtuoso plans some such tables badly the first time it meets their text (0.3-0.6 s at
+    20M facts, against 10-20 ms for the same pairs a branch an entity)."""
+    relations: dict[str, list[str]] = {}
+    for entity, relation in pairs:
+        relations.setdefault(entity, []).append(relation)
+    return [_edges_select(dir_name, " UNION ".join(
+        f"{{ {values('s', [entity])} {_relation_values(wanted)} {pattern} }}" for entity, wanted in relations.items()))
+        for dir_name, pattern in edge_patterns(direction)]
 
 
 def edge_patterns(direction: str) -> list[tuple[str, str]]:
