@@ -97,8 +97,8 @@ class SparqlQueryKinds:
     """Counts, seconds and rows of a SPARQL store's queries, by what they read (told from
     the text `kg_store.sparql_text` writes)."""
 
-    KINDS = (("pair edges", re.compile(r"WHERE \{ \{ VALUES \?s")),  # a branch an entity (`pair_edges_queries`)
-             ("relation degrees", re.compile(r"GROUP BY \?s \?p")),
+    KINDS = (("relation degrees", re.compile(r"GROUP BY \?s \?p")),
+             ("pair edges", re.compile(r"WHERE \{ \{ VALUES \?s")),  # a branch an entity (`pair_edges_queries`)
              ("edge counts", re.compile(r"COUNT")),
              ("capped edges", re.compile(r"^SELECT \?s \?r \?x \?n.*LIMIT", re.DOTALL)),
              ("edges", re.compile(r"^SELECT \?s \?r \?x \?n")),

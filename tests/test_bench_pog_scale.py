@@ -43,6 +43,11 @@ def test_sparql_queries_are_sorted_by_what_they_read() -> None:
     assert SparqlQueryKinds.kind(sparql_text.degrees_query(ids)) == "relation degrees"
     assert {SparqlQueryKinds.kind(q) for q in sparql_text.pair_edges_queries([("m.01", "r")], "both")} == {"pair edges"}
     assert SparqlQueryKinds.kind(sparql_text.names_query(ids)) == "names"
+    assert SparqlQueryKinds.kind(sparql_text.directed_degrees_query(ids)) == "relation degrees"
+    assert SparqlQueryKinds.kind(sparql_text.capped_relation_edges_queries([("m.01", "r")], "in", 11)[0]) == "capped edges"
+    for looked_up in (sparql_text.fact_counts_query(ids), sparql_text.relation_fact_counts_query(ids),
+                      sparql_text.reaches_twice_query("r", True, ids)):
+        assert SparqlQueryKinds.kind(looked_up) == "other"
     measured = {"facts": 10, "backend": "virtuoso", "cache": "per topic", "topics": 4,
                 "query_kinds": {"edges": {"queries": 8, "seconds": 0.2, "rows": 40}}}
     assert kind_lines(measured) == [{"facts": 10, "backend": "virtuoso", "cache": "per topic", "query_kind": "edges",
