@@ -383,7 +383,7 @@ class SparqlStore(GraphStore):
         directions = [d for d, _ in sparql_text.edge_patterns(direction)]
         counted_over = self._fact_counts_over()
         if 0 < counted_over <= limit_per_entity:  # the stored counts tell every entity over the cap
-            stored = self._select_values(sparql_text.fact_counts_query(ids))
+            stored = self._select_values(sparql_text.stored_counts_query(ids, FACTS_OUT_IRI, FACTS_IN_IRI))
             way = {FACTS_OUT_IRI: "out", FACTS_IN_IRI: "in"}
             counts = [[row for row in stored if way.get(row["m"]) == d] for d in directions]
         else:
@@ -469,12 +469,13 @@ class SparqlStore(GraphStore):
         counted: set[str] = set()
         if self._fact_counts_over():
             way = {FACTS_OUT_BY_IRI: "out", FACTS_IN_BY_IRI: "in"}
-            for row in self._select_values(sparql_text.relation_fact_counts_query(ids)):
+            for row in self._select_values(sparql_text.stored_counts_query(ids, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI)):
+                entity = from_iri(row["s"])
+                counted.add(entity)
                 count, _, predicate = row["c"].partition(" ")
-                counted.add(row["s"])
                 if row["m"] in way and count.isdigit() and not is_internal_iri(predicate):
-                    yield from_iri(row["s"]), from_iri(predicate), way[row["m"]], int(count)  # type: ignore[misc]
-        uncounted = [i for i in ids if sparql_text.iri(i)[1:-1] not in counted]
+                    yield entity, from_iri(predicate), way[row["m"]], int(count)  # type: ignore[misc]
+        uncounted = [i for i in ids if i not in counted]
         if uncounted:
             for row in self._select_values(sparql_text.directed_degrees_query(uncounted)):
                 predicate = row["p"]

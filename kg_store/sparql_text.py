@@ -121,11 +121,7 @@ def neighbors_queries(
     queries = []
     for dir_name, pattern in edge_patterns(direction):
         if limit_per_entity:
-            parts = [
-                f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [i])} {rel_values} {pattern} }} LIMIT {int(limit_per_entity) + 1} }}"
-                for i in ids
-            ]
-            body = " UNION ".join(parts)
+            body = " UNION ".join(_capped(i, relations, pattern, limit_per_entity + 1) for i in ids)
         else:
             body = f"{values('s', ids)} {rel_values} {pattern}"
         queries.append(_edges_select(dir_name, body))
@@ -215,17 +211,12 @@ def counted_over_query() -> str:
     return f"SELECT ?t WHERE {{ {iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)} ?t }}"
 
 
-def relation_fact_counts_query(ids: Sequence[str]) -> str:
-    """The counted facts of each of `ids` by relation, where stored: (?s ?m ?c), ?m out or
-    in, ?c "COUNT RELATION-IRI"."""
-    return (f"SELECT ?s ?m ?c WHERE {{ {values('s', ids)} VALUES ?m {{ {iri_ref(FACTS_OUT_BY_IRI)} "
-            f"{iri_ref(FACTS_IN_BY_IRI)} }} ?s ?m ?c }}")
-
-
-def fact_counts_query(ids: Sequence[str]) -> str:
-    """The counted facts of each of `ids` that has any: (?s ?m ?c), ?m out or in."""
-    return (f"SELECT ?s ?m ?c WHERE {{ {values('s', ids)} VALUES ?m {{ {iri_ref(FACTS_OUT_IRI)} "
-            f"{iri_ref(FACTS_IN_IRI)} }} ?s ?m ?c }}")
+def stored_counts_query(ids: Sequence[str], out_predicate: str, in_predicate: str) -> str:
+    """The counts a settled store keeps of each of `ids` that has any, under the two
+    predicates (out, in): `FACTS_OUT_IRI`/`FACTS_IN_IRI`'s, or by relation
+    `FACTS_OUT_BY_IRI`/`FACTS_IN_BY_IRI`'s "COUNT RELATION-IRI". Rows (?s ?m ?c)."""
+    return (f"SELECT ?s ?m ?c WHERE {{ {values('s', ids)} VALUES ?m {{ {iri_ref(out_predicate)} "
+            f"{iri_ref(in_predicate)} }} ?s ?m ?c }}")
 
 
 def names_query(ids: Sequence[str]) -> str:
@@ -394,9 +385,13 @@ def capped_relation_edges_queries(reads: Sequence[tuple[str, str]], direction: s
     """At most `limit` edges of each (entity, relation) in `reads`, one direction ("out" or
     "in"), with names: a sub-select with its LIMIT each, in one query."""
     (dir_name, pattern), = edge_patterns(direction)
-    parts = [f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [entity])} {_relation_values([relation])} {pattern} }} "
-             f"LIMIT {int(limit)} }}" for entity, relation in reads]
-    return [_edges_select(dir_name, " UNION ".join(parts))]
+    return [_edges_select(dir_name, " UNION ".join(_capped(entity, [relation], pattern, limit)
+                                                   for entity, relation in reads))]
+
+
+def _capped(entity: str, relations: Collection[str] | None, pattern: str, limit: int) -> str:
+    """A sub-select of `entity`'s edges (`pattern`, of `relations` or any), at most `limit`."""
+    return f"{{ SELECT ?s ?r ?x WHERE {{ {values('s', [entity])} {_relation_values(relations)} {pattern} }} LIMIT {int(limit)} }}"
 
 
 def bounded_degrees_query(entity: str, rows: int) -> str:

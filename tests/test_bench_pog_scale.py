@@ -45,7 +45,10 @@ def test_sparql_queries_are_sorted_by_what_they_read() -> None:
     assert SparqlQueryKinds.kind(sparql_text.names_query(ids)) == "names"
     assert SparqlQueryKinds.kind(sparql_text.directed_degrees_query(ids)) == "relation degrees"
     assert SparqlQueryKinds.kind(sparql_text.capped_relation_edges_queries([("m.01", "r")], "in", 11)[0]) == "capped edges"
-    for looked_up in (sparql_text.fact_counts_query(ids), sparql_text.relation_fact_counts_query(ids),
+    from kg_store.ids import FACTS_IN_BY_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_OUT_IRI
+
+    for looked_up in (sparql_text.stored_counts_query(ids, FACTS_OUT_IRI, FACTS_IN_IRI),
+                      sparql_text.stored_counts_query(ids, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI),
                       sparql_text.reaches_twice_query("r", True, ids)):
         assert SparqlQueryKinds.kind(looked_up) == "other"
     measured = {"facts": 10, "backend": "virtuoso", "cache": "per topic", "topics": 4,
