@@ -70,9 +70,9 @@ class _KeepAliveReader:
 
     Each reply is read with the socket in quick-ACK mode (Linux): Virtuoso writes a reply in
     pieces with Nagle's algorithm on, so its last piece waits for the ACK of the one before,
-    which a kept-open connection delays by 40 ms. One read in three of a walk on 5M facts
-    took 48 ms that way instead of 5 (a fresh connection starts in quick-ACK mode, which is
-    why curl never shows it)."""
+    which a kept-open connection delays by 40 ms: 15 of 36 replies of a walk's queries on 5M
+    facts took 45-48 ms instead of 5, none with quick ACKs (results/2026-11-29/bench/probes;
+    a fresh connection starts in quick-ACK mode, which is why curl never shows it)."""
 
     def __init__(self, endpoint: str, timeout: float) -> None:
         parts = urlsplit(endpoint)
