@@ -130,7 +130,8 @@ def _ack_at_once(sock: socket.socket | None) -> None:
 # (`SparqlStore.after_load`): enough for any hub cap from here up (the agent's is 100).
 COUNTED_OVER = 32
 # ... and with more than this, their counts a relation: what the hub fill of an entity
-# capped at the agent's cap asks (3% more triples on the 1M synthetic KG; 13% at 32).
+# capped at the agent's cap asks (with the counts above, 3.5% more triples on the 1M
+# synthetic KG: results/2026-11-29/bench/probes/counts-share.jsonl).
 RELATIONS_COUNTED_OVER = 100
 
 
@@ -376,8 +377,8 @@ class SparqlStore(GraphStore):
         they return; so the ids' edges are counted first (a count per id and direction) and
         only those over the cap are read that way, the rest in one plain query. A settled
         store has the counts of its big entities stored (`after_load`): they are looked up
-        instead, since counting a hub's edges reads all of them (tens of milliseconds a
-        batch at 5M facts, growing with the KG)."""
+        instead, since counting a hub's edges reads all of them (8, 10 and 20 ms a query at
+        1, 5 and 20M facts: results/2026-11-28/bench/pog-scale-virtuoso-kinds.jsonl)."""
         if not limit_per_entity or len(ids) == 1:
             return sparql_text.neighbors_queries(ids, direction, relations, limit_per_entity)
         directions = [d for d, _ in sparql_text.edge_patterns(direction)]
