@@ -154,6 +154,31 @@ def test_a_synthesised_memory_vouches_for_an_unnamed_relation_beside_a_kind_word
     assert {"unnamed": 1.0, "missing": 1.0, "memory": 1.0}.items() <= ranked[0].score_parts.items()
 
 
+def test_a_path_that_skips_a_link_another_path_stands_in_for_is_no_answer(embedder: Embedder) -> None:
+    """"what currencies do the *neighbours* of the country with capital X use":
+    "neighbours" names no relation, and the chain through `borders` has a step for it. The
+    country's own currency, which a synthesised memory votes for (its written questions
+    cannot see the word), skips that link: it pays, and the vote is void."""
+    def path(steps: list, hops: list) -> PathCandidate:
+        return PathCandidate(seed="Madrid", steps=steps, hops=hops, text="", phase="topic")
+
+    own = path([("capital", B), ("currency", F)], [["Spain"], ["Euro"]])
+    neighbours = path([("capital", B), ("borders", F), ("currency", F)], [["Spain"], ["France"], ["Euro"]])
+    question = mask_question("what currencies do the neighbours of the country with capital Madrid use", ["Madrid"])
+    vote = [PriorChain(steps=[("capital", B), ("currency", F)], weight=1.0, depth=2)]
+    ranked = PathScorer(embedder, ScoreWeights(), question, None, vote, None, synthetic_prior=True).rank(
+        [own, neighbours])
+    assert ranked[0].steps == neighbours.steps
+    assert ranked[1].score_parts["skipped"] == 1.0 and ranked[1].score_parts["memory"] == 0.0
+    assert ranked[0].score_parts["skipped"] == 0.0
+    # without the word, no path skips anything and the vote stands
+    plain = PathScorer(embedder, ScoreWeights(), mask_question("what currency is used in the country with capital "
+                                                               "Madrid", ["Madrid"]), None, vote, None,
+                       synthetic_prior=True).rank([own, neighbours])
+    assert plain[0].steps == own.steps and plain[0].score_parts["memory"] == 1.0
+    assert {c.score_parts["skipped"] for c in plain} == {0.0}
+
+
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:
     """"which elements did the discoverer of X discover": `discovered_by` named in two
     places is walked there and back."""
@@ -322,6 +347,8 @@ def test_a_spare_word_excuses_no_step_where_a_path_as_long_names_them_all(embedd
     excused = (("written_by", F), ("directed_by", B), ("starred_actors", F))
     assert [p["unnamed"] for p in parts(embedder, question, "Crank", named, excused)] == [0.0, 1.0]
     assert parts(embedder, question, "Crank", excused)[0]["unnamed"] == 0.0
+    # and the path that names them all skips no link: the spare word stands for nothing
+    assert [p["skipped"] for p in parts(embedder, question, "Crank", named, excused)] == [0.0, 0.0]
 
 
 def test_the_model_naming_the_middle_of_any_chain_from_one_topic_gets_the_chains_end(embedder: Embedder) -> None:

@@ -36,6 +36,10 @@ class ScoreWeights(BaseModel):
     missing: float = Field(default=0.1, description="Penalty per word of the question that names a relation (of "
                            "those the candidate paths walk) when the path walks none it names: 'who directed the films "
                            "X acted in' is not answered by the films X acted in.")
+    skipped: float = Field(default=0.1, description="Penalty per relational noun of the question that names no "
+                           "relation ('the *neighbours* of') and that another candidate's unnamed step stands for, "
+                           "where this path has no step for it: 'what currencies do the neighbours of the country "
+                           "with capital X use' is not the country's own currency.")
     first: float = Field(default=0.1, description="Penalty for a path whose first step is not the relation the "
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "
                          "sentence embeddings hardly see order, and 'the release years of the films that share "
@@ -72,7 +76,7 @@ Preset = Literal["small", "paper"]
 # their own evidence (7B and up, hosted APIs): its fuzzy selection is embedding similarity
 # alone (none of the small model's structural terms) and the model's pick of a kept path
 # answers wherever that path ranks (a margin no two scores are apart by).
-_PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "first": 0.0, "middle": 0.0,
+_PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "skipped": 0.0, "first": 0.0, "middle": 0.0,
                   "kind": 0.0, "loop": 0.0, "back": 0.0, "value": 0.0, "fit": 0.0}
 PRESETS: dict[str, dict[str, object]] = {
     "small": {

@@ -14,6 +14,8 @@
                            ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
                           path walks none of the relations they name
+          - w.skipped   * relational nouns of the question that name no relation ("the *neighbours*
+                          of") which another candidate has an unnamed step for and this path has none
           - w.first     * [the path's first step is not the relation the question names beside its
                            topic, or as what the topic shares (`paths.topic_relation`); or the
                            topic's own phrase names no relation ("X 's *neighbours*") and the
@@ -154,10 +156,14 @@ class PathScorer:
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
+        return sum(not self.named(r) for r, _ in steps) - min(self.stand_ins(steps, topic_spare), spare)
+
+    def stand_ins(self, steps: Sequence[StepTuple], topic_spare: bool) -> int:
+        """The path's unnamed steps that a spare word may stand for (`unexplained_steps`):
+        one between two named steps, and the first where the topic's phrase is spare."""
         unnamed = [not self.named(r) for r, _ in steps]
         between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
-        first = int(topic_spare and unnamed[0] and len(steps) > 1)
-        return sum(unnamed) - min(between + first, spare)
+        return between + int(topic_spare and unnamed[0] and len(steps) > 1)
 
     def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
         """The question asks for what the path's last relation is named after ("which
@@ -256,6 +262,11 @@ class PathScorer:
         # The relations the graph chains: some candidate walks one twice the same way.
         chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
+        # The spare words each path has a step for, and the most any candidate has: a path
+        # that skips one another path stands in for leaves a link of the chain unwalked.
+        used = [min(self.stand_ins(steps, topic_spare), 0 if len(steps) in named_lengths else spare)
+                for steps, _, _ in items]
+        most_used = max(used)
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
@@ -267,6 +278,7 @@ class PathScorer:
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
+                     "skipped": float(most_used - used[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0])))}
             if self._vote_void(parts):
@@ -274,6 +286,7 @@ class PathScorer:
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
                               - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"]
+                              - w.skipped * parts["skipped"]
                               - w.first * parts["first"] - w.middle * parts["middle"] - w.kind * parts["kind"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
@@ -349,7 +362,7 @@ class PathScorer:
         return [groups[i] for i in order[:keep]]
 
 
-_CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value")
+_CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value", "skipped")
 FIT_CANDIDATES = 20  # candidates whose ends' names are embedded for `fit`, the best first
 
 
