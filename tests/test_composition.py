@@ -171,6 +171,11 @@ def test_a_path_that_skips_a_link_another_path_stands_in_for_is_no_answer(embedd
     assert ranked[0].steps == neighbours.steps
     assert ranked[1].score_parts["skipped"] == 1.0 and ranked[1].score_parts["memory"] == 0.0
     assert ranked[0].score_parts["skipped"] == 0.0
+    # a path that stands in for the word on other steps says nothing of this one
+    elsewhere = path([("capital", B), ("borders", F), ("capital", F)], [["Spain"], ["France"], ["Paris"]])
+    alone = PathScorer(embedder, ScoreWeights(), question, None, vote, None, synthetic_prior=True).rank(
+        [own, elsewhere])
+    assert {tuple(c.steps): c.score_parts["skipped"] for c in alone}[tuple(own.steps)] == 0.0
     # without the word, no path skips anything and the vote stands
     plain = PathScorer(embedder, ScoreWeights(), mask_question("what currency is used in the country with capital "
                                                                "Madrid", ["Madrid"]), None, vote, None,

@@ -37,8 +37,8 @@ class ScoreWeights(BaseModel):
                            "those the candidate paths walk) when the path walks none it names: 'who directed the films "
                            "X acted in' is not answered by the films X acted in.")
     skipped: float = Field(default=0.1, description="Penalty per relational noun of the question that names no "
-                           "relation ('the *neighbours* of') and that another candidate's unnamed step stands for, "
-                           "where this path has no step for it: 'what currencies do the neighbours of the country "
+                           "relation ('the *neighbours* of') where another candidate walks this path's steps with an "
+                           "unnamed one more that stands for it: 'what currencies do the neighbours of the country "
                            "with capital X use' is not the country's own currency.")
     first: float = Field(default=0.1, description="Penalty for a path whose first step is not the relation the "
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "

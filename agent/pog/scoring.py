@@ -15,7 +15,8 @@
           - w.missing   * words of the question that name a relation (among the candidates') where the
                           path walks none of the relations they name
           - w.skipped   * relational nouns of the question that name no relation ("the *neighbours*
-                          of") which another candidate has an unnamed step for and this path has none
+                          of") which another candidate has an unnamed step for, walking this
+                          path's steps otherwise: this path skips those links of the chain
           - w.first     * [the path's first step is not the relation the question names beside its
                            topic, or as what the topic shares (`paths.topic_relation`); or the
                            topic's own phrase names no relation ("X 's *neighbours*") and the
@@ -156,14 +157,29 @@ class PathScorer:
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
-        return sum(not self.named(r) for r, _ in steps) - min(self.stand_ins(steps, topic_spare), spare)
+        return sum(not self.named(r) for r, _ in steps) - min(len(self.stand_ins(steps, topic_spare)), spare)
 
-    def stand_ins(self, steps: Sequence[StepTuple], topic_spare: bool) -> int:
-        """The path's unnamed steps that a spare word may stand for (`unexplained_steps`):
-        one between two named steps, and the first where the topic's phrase is spare."""
+    def stand_ins(self, steps: Sequence[StepTuple], topic_spare: bool) -> list[int]:
+        """Where the path has unnamed steps that a spare word may stand for
+        (`unexplained_steps`): one between two named steps, and the first where the topic's
+        phrase is spare."""
         unnamed = [not self.named(r) for r, _ in steps]
-        between = sum(1 for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1])
-        return between + int(topic_spare and unnamed[0] and len(steps) > 1)
+        first = [0] if topic_spare and unnamed[0] and len(steps) > 1 else []
+        return first + [i for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1]]
+
+    @staticmethod
+    def skipped_links(items: Sequence[tuple[ChainKey, list[int]]]) -> list[int]:
+        """For each (steps, where spare words stand in), how many links of its chain another
+        candidate walks that it skips: the other walks the same steps with a step more for
+        each relational noun ("the *neighbours* of the country with capital X": capital,
+        borders, currency against capital, currency)."""
+        most: dict[ChainKey, int] = {}
+        cores = []
+        for steps, at in items:
+            core = tuple(step for i, step in enumerate(steps) if i not in at)
+            cores.append(core)
+            most[core] = max(most.get(core, 0), len(at))
+        return [most[core] - len(at) for core, (_, at) in zip(cores, items, strict=True)]
 
     def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
         """The question asks for what the path's last relation is named after ("which
@@ -262,11 +278,12 @@ class PathScorer:
         # The relations the graph chains: some candidate walks one twice the same way.
         chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
-        # The spare words each path has a step for, and the most any candidate has: a path
-        # that skips one another path stands in for leaves a link of the chain unwalked.
-        used = [min(self.stand_ins(steps, topic_spare), 0 if len(steps) in named_lengths else spare)
-                for steps, _, _ in items]
-        most_used = max(used)
+        # Where each path's steps stand for spare words (none where a path as long names
+        # every step, nor more than there are words): another path that walks the same steps
+        # but those skips links of the chain.
+        standing = [self.stand_ins(steps, topic_spare) for steps, _, _ in items]
+        skipped = self.skipped_links([(steps, at if len(at) <= (0 if len(steps) in named_lengths else spare) else [])
+                                      for (steps, _, _), at in zip(items, standing, strict=True)])
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
@@ -278,7 +295,7 @@ class PathScorer:
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
-                     "skipped": float(most_used - used[i]),
+                     "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0])))}
             if self._vote_void(parts):
