@@ -279,8 +279,8 @@ class PathScorer:
         chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
         # Where each path's steps stand for spare words (none where a path as long names
-        # every step, nor more than there are words): another path that walks the same steps
-        # but those skips links of the chain.
+        # every step, nor more than there are words): a path that walks another's steps but
+        # those skips links of the chain.
         standing = [self.stand_ins(steps, topic_spare) for steps, _, _ in items]
         skipped = self.skipped_links([(steps, at if len(at) <= (0 if len(steps) in named_lengths else spare) else [])
                                       for (steps, _, _), at in zip(items, standing, strict=True)])
