@@ -48,8 +48,9 @@ MASK = "X"
 # often the best path is the labelled one: how sharply scores become shares; how much the
 # share of the question's words that a written question covers adds; what each hop
 # beyond the first costs (a longer path's written questions contain the shorter ones').
-# The first two were run again on every development KG's tuning part: no other value
-# tried won on every KG (a softer vote lets a chain's middle win; results/2026-11-29/tuning-skipped).
+# All three were run again on every development KG's tuning part: no other value tried
+# won on every KG (a softer vote or a dearer hop lets a chain's middle win;
+# results/2026-11-29/tuning-skipped).
 SYNTHETIC_TEMPERATURE = 0.01
 SYNTHETIC_WORD_WEIGHT = 0.3
 SYNTHETIC_HOP_PENALTY = 0.02
