@@ -184,6 +184,18 @@ def test_a_path_that_skips_a_link_another_path_stands_in_for_is_no_answer(embedd
     assert {c.score_parts["skipped"] for c in plain} == {0.0}
 
 
+def test_a_word_before_a_relational_noun_may_stand_for_a_step_too(embedder: Embedder) -> None:
+    """"the *neighbouring* countries of X 's nation": the adjective names no relation, and
+    `borders` between `country` and `capital` stands for it as for "the neighbours of"."""
+    question = "which capitals belong to the neighbouring countries of Calgary 's nation"
+    through, short = (("country", F), ("borders", F), ("capital", F)), (("country", F), ("capital", F))
+    scored = parts(embedder, question, "Calgary", through, short)
+    assert [p["unnamed"] for p in scored] == [0.0, 0.0] and [p["skipped"] for p in scored] == [0.0, 1.0]
+    # a cue for siblings before the noun asks to share, it stands for no step
+    same = scorer(embedder, "what are the movies that have the same screenwriter of Mo' Money", "Mo' Money")
+    assert same.spare_words(["written_by", "starred_actors"]) == []
+
+
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:
     """"which elements did the discoverer of X discover": `discovered_by` named in two
     places is walked there and back."""

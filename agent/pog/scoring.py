@@ -134,14 +134,19 @@ class PathScorer:
 
     def spare_words(self, relations: Iterable[str]) -> list[int]:
         """Where the question has a relational noun ("the *neighbours* of ...", "X 's
-        *neighbours*") that names none of `relations` (the graph says `borders`): what a step
+        *neighbours*", "the *neighbouring* countries of") that names none of `relations`
+        (the graph says `borders`): what a step
         the question does not name by its letters may stand for. Other words that name
         nothing ("films", "mostly") are more often the answer's kind or no relation at all."""
         naming = frozenset().union(*(self.naming_positions(r) for r in set(relations)))
         words = self.words
 
         def relational(i: int) -> bool:
-            return (i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
+            """ "the *neighbours* of", "X 's *neighbours*", and a word before such a noun, "the
+            *neighbouring* countries of"; not a cue for siblings ("the *same* writer of")."""
+            before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
+            return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
+                    or (before_noun and not asks_for_siblings(words[i])))
 
         return [i for i in self._may_name if i not in naming and i not in self._masks and i not in self.asked_at
                 and words[i] not in IMPERATIVES and relational(i)]
