@@ -34,6 +34,7 @@ def test_sparql_queries_are_sorted_by_what_they_read() -> None:
     queries' text that the kinds no longer tell apart would mislabel where the time goes."""
     from bench.pog_scale import SparqlQueryKinds, kind_lines
     from kg_store import sparql_text
+    from kg_store.ids import FACTS_IN_BY_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_OUT_IRI
 
     ids = ["m.01", "m.02"]
     assert {SparqlQueryKinds.kind(q) for q in sparql_text.neighbors_queries(ids, "both", None, None)} == {"edges"}
@@ -45,8 +46,6 @@ def test_sparql_queries_are_sorted_by_what_they_read() -> None:
     assert SparqlQueryKinds.kind(sparql_text.names_query(ids)) == "names"
     assert SparqlQueryKinds.kind(sparql_text.directed_degrees_query(ids)) == "relation degrees"
     assert SparqlQueryKinds.kind(sparql_text.capped_relation_edges_queries([("m.01", "r")], "in", 11)[0]) == "capped edges"
-    from kg_store.ids import FACTS_IN_BY_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_OUT_IRI
-
     for looked_up in (sparql_text.stored_counts_query(ids, FACTS_OUT_IRI, FACTS_IN_IRI),
                       sparql_text.stored_counts_query(ids, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI),
                       sparql_text.reaches_twice_query("r", True, ids)):

@@ -135,15 +135,14 @@ class PathScorer:
     def spare_words(self, relations: Iterable[str]) -> list[int]:
         """Where the question has a relational noun ("the *neighbours* of ...", "X 's
         *neighbours*", "the *neighbouring* countries of") that names none of `relations`
-        (the graph says `borders`): what a step
-        the question does not name by its letters may stand for. Other words that name
-        nothing ("films", "mostly") are more often the answer's kind or no relation at all."""
+        (the graph says `borders`): what a step the question does not name by its letters
+        may stand for. Other words that name nothing ("films", "mostly") are more often the
+        answer's kind or no relation at all; a cue for siblings before such a noun ("the
+        *same* writer of") asks to share, and stands for no step."""
         naming = frozenset().union(*(self.naming_positions(r) for r in set(relations)))
         words = self.words
 
         def relational(i: int) -> bool:
-            """ "the *neighbours* of", "X 's *neighbours*", and a word before such a noun, "the
-            *neighbouring* countries of"; not a cue for siblings ("the *same* writer of")."""
             before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
             return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
                     or (before_noun and not asks_for_siblings(words[i])))
@@ -151,18 +150,19 @@ class PathScorer:
         return [i for i in self._may_name if i not in naming and i not in self._masks and i not in self.asked_at
                 and words[i] not in IMPERATIVES and relational(i)]
 
-    def unexplained_steps(self, steps: Sequence[StepTuple], spare: int, topic_spare: bool = False) -> int:
-        """Steps whose relation the question does not name. One between two named steps
-        is explained by a spare word of the question, one word a step: "the capitals of the
+    def unexplained_steps(self, steps: Sequence[StepTuple], stand_ins: Sequence[int], spare: int) -> int:
+        """Steps whose relation the question does not name, less those of its `stand_ins`
+        (`PathScorer.stand_ins`) that `spare` words explain, one word a step. One between
+        two named steps is explained by a spare word of the question: "the capitals of the
         neighbours of X 's country" walks `borders` between `country` and `capital`. So is
-        the first step, when the topic's own phrase is such a word (`topic_spare`: "the
-        capitals of X 's *neighbours*"), since that phrase is the chain's first link. The
-        last step is never excused, nor the first otherwise: the embeddings favour paths
-        that run on past the answer, or wander before reaching what the question names.
+        the first step, when the topic's own phrase is such a word ("the capitals of X 's
+        *neighbours*"), since that phrase is the chain's first link. The last step is never
+        excused, nor the first otherwise: the embeddings favour paths that run on past the
+        answer, or wander before reaching what the question names.
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
-        return sum(not self.named(r) for r, _ in steps) - min(len(self.stand_ins(steps, topic_spare)), spare)
+        return sum(not self.named(r) for r, _ in steps) - min(len(stand_ins), spare)
 
     def stand_ins(self, steps: Sequence[StepTuple], topic_spare: bool) -> list[int]:
         """Where the path has unnamed steps that a spare word may stand for
@@ -283,20 +283,20 @@ class PathScorer:
         # The relations the graph chains: some candidate walks one twice the same way.
         chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
-        # Where each path's steps stand for spare words (none where a path as long names
-        # every step, nor more than there are words): a path that walks another's steps but
-        # those skips links of the chain.
+        # Where each path's steps may stand for spare words, and how many words it may use
+        # (none where a path as long names every step): a path that walks another's steps
+        # but those skips links of the chain.
         standing = [self.stand_ins(steps, topic_spare) for steps, _, _ in items]
-        skipped = self.skipped_links([(steps, at if len(at) <= (0 if len(steps) in named_lengths else spare) else [])
-                                      for (steps, _, _), at in zip(items, standing, strict=True)])
+        allowed = [0 if len(steps) in named_lengths else spare for steps, _, _ in items]
+        skipped = self.skipped_links([(steps, at if len(at) <= most else [])
+                                      for (steps, _, _), at, most in zip(items, standing, allowed, strict=True)])
         scored = []
         for i, (steps, _, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
                      "back": float(sibling_mismatch(steps, siblings) or (not siblings and self.detours(steps))),
-                     "unnamed": float(self.unexplained_steps(steps, 0 if len(steps) in named_lengths else spare,
-                                                             topic_spare)),
+                     "unnamed": float(self.unexplained_steps(steps, standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
