@@ -196,6 +196,61 @@ def test_a_word_before_a_relational_noun_may_stand_for_a_step_too(embedder: Embe
     assert same.spare_words(["written_by", "starred_actors"]) == []
 
 
+def test_a_relational_noun_names_a_step_by_what_another_relation_reaching_its_ends_is_named(
+        embedder: Embedder) -> None:
+    """"the official language of X 's director 's *country*": `nationality` names no word,
+    but the director's country is reached by `film.film.country` too, which "country"
+    names: the chain through the director is explained whole, and the film's own country
+    misses the director."""
+    question = "what is the official language of Amarcord 's director 's country"
+    director, nationality = ("film.director.film", B), ("people.person.nationality", F)
+    language = ("location.country.official_language", F)
+    through = (director, nationality, language)
+    reached_by_country = (director, nationality, ("film.film.country", B))  # the candidates' own evidence
+    film_country = (("film.film.country", F), language)
+    amarcord = scorer(embedder, question, "Amarcord")
+
+    def scored(*paths: tuple, from_every_end: bool = True) -> list[dict[str, float]]:
+        return amarcord.score([(p, {}, len(p)) for p in paths], None, [from_every_end] * len(paths))
+
+    explained, _, misses_director = scored(through, reached_by_country, film_country)
+    assert (explained["unnamed"], explained["missing"]) == (0.0, 0.0)
+    assert misses_director["missing"] == 1.0 and explained["total"] > misses_director["total"]
+    # without a candidate that shows the country reached by `film.film.country`, the step is unnamed
+    assert [scored(through, film_country)[0][k] for k in ("unnamed", "missing")] == [1.0, 1.0]
+    # nor where it leaves from some of the ends only: not every city of a country is a capital
+    assert scored(through, reached_by_country, from_every_end=False)[0]["unnamed"] == 1.0
+    # nor where the graph has a step there that the word names: the director has written films,
+    # and still the screenwriter is `written_by`'s
+    films = scorer(embedder, "the films of the screenwriter of Johnny Guitar", "Johnny Guitar").score(
+        [((("directed_by", F),), {}, 1), ((("directed_by", F), ("written_by", B)), {}, 2), ((("written_by", F),), {}, 1)],
+        None, [False, True, False])
+    assert films[0]["unnamed"] == 1.0
+    # the word that says what is asked names no middle step: "which country ..." is the end's kind
+    asked = scorer(embedder, "which country is the director of Amarcord from", "Amarcord").score(
+        [((director, nationality), {}, 2), ((director, nationality, ("film.film.country", B)), {}, 3)], None, [True, True])
+    assert asked[0]["unnamed"] == 1.0
+
+
+def test_a_chain_through_the_director_answers_for_the_directors_country(embedder: Embedder) -> None:
+    """End to end, Freebase's names: the film's own country (Italy and France) is not the
+    director's (the United States), and the answer is the director's country's language."""
+    films = store_of([("Alan Smithee", "film.director.film", "Amarcord"),
+                      ("Alan Smithee", "people.person.nationality", "United States"),
+                      ("Amarcord", "film.film.country", "Italy"), ("Amarcord", "film.film.country", "France"),
+                      ("Other Film", "film.film.country", "United States"),
+                      ("Italy", "location.country.official_language", "Italian"),
+                      ("France", "location.country.official_language", "French"),
+                      ("United States", "location.country.official_language", "English"),
+                      ("Amarcord", "film.film.language", "Italian")])
+    context = PoGContext(films, scripted(analyse=analysis(3), answer="ans: Italian"), embedder, PoGConfig())
+    state = run_question(context, "what is the official language of Amarcord 's director 's country",
+                         [Entity(id="Amarcord", name="Amarcord")])
+    assert state["answers"] == ["English"] and state["source"] == "kg"
+    assert [s[0] for s in state["answer_path"].steps] == ["film.director.film", "people.person.nationality",
+                                                          "location.country.official_language"]
+
+
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:
     """"which elements did the discoverer of X discover": `discovered_by` named in two
     places is walked there and back."""

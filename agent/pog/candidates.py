@@ -61,7 +61,14 @@ def from_group(group: PathGroup, names: dict[str, str | None], phase: Phase, nam
     evidence = [p for end in ends for p in group.concrete_paths(end, limit=1)]
     return PathCandidate(seed=group.seed, steps=steps, hops=hops, joins=joins, evidence=evidence,
                          text=path_text(group.seed, steps, hops, names, names_per_set, joins), phase=phase,
-                         depth=named_depth(steps, hops, names))
+                         depth=named_depth(steps, hops, names), from_every_end=leaves_every_end(group))
+
+
+def leaves_every_end(group: PathGroup) -> bool:
+    """Whether the group's last step leaves from every entity of its hop before."""
+    if len(group.hops) < 2:
+        return False
+    return set(group.hops[-2]) <= set().union(*group.hops[-1].values())
 
 
 def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names: dict[str, str | None], *,
@@ -82,12 +89,15 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
     for candidate in candidates:
         on_path = {candidate.seed, *(e for hop in candidate.hops for e in hop)}
         reached: dict[StepTuple, dict[str, str]] = {}
+        leaving: dict[StepTuple, set[str]] = {}
         for end in fresh[candidate.key]:
             for edge in edges.get(end, ()):
                 if edge.neighbor in on_path:
                     continue
                 names.setdefault(edge.neighbor, edge.neighbor_name)
-                reached.setdefault((edge.relation, edge.direction == "out"), {}).setdefault(edge.neighbor, end)
+                step = (edge.relation, edge.direction == "out")
+                reached.setdefault(step, {}).setdefault(edge.neighbor, end)
+                leaving.setdefault(step, set()).add(end)
         for step, parents in reached.items():
             steps, hops = [*candidate.steps, step], [*candidate.hops, sorted(parents)]
             joins = {other: [*chain, step] for other, chain in candidate.joins.items()}
@@ -95,7 +105,7 @@ def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names
             extended.append(PathCandidate(
                 seed=candidate.seed, steps=steps, hops=hops, joins=joins, evidence=evidence,
                 text=path_text(candidate.seed, steps, hops, names, names_per_set, joins), phase="expand",
-                depth=named_depth(steps, hops, names)))
+                depth=named_depth(steps, hops, names), from_every_end=leaving[step] >= set(candidate.ends)))
     return extended
 
 
@@ -203,8 +213,15 @@ def relation_naming_words(relation: str) -> list[str]:
     """The words of a relation that a question may name it by: its property's (a Freebase
     relation's type words, "film" in `film.film.directed_by`, name nearly every question
     about the domain), four letters or more; and for tags, what they do ("describe",
-    "about": `ids.describes_its_head`)."""
-    words = relation_words(relation if "://" in relation else relation.replace("/", ".").rsplit(".", 1)[-1])
+    "about": `ids.describes_its_head`). Where the property only repeats the domain or type
+    (`film.director.film`, `people.ethnicity.people`), it names the tail's kind, and the
+    type's words say what the relation is about ("the *director* of X")."""
+    if "://" in relation:
+        words = relation_words(relation)
+    else:
+        parts = relation.replace("/", ".").split(".")
+        repeats = len(parts) >= 3 and parts[-1] in parts[:-1] and parts[-2] != parts[-1]
+        words = " ".join(relation_words(p) for p in parts[-2 if repeats else -1:])
     naming = [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
     return naming + list(DESCRIBING_WORDS) if describes_its_head(relation) else naming
 

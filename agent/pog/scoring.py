@@ -54,6 +54,7 @@ from agent.pog.candidates import (
     asks_for_a_value,
     asks_for_siblings,
     chain_text,
+    leaves_every_end,
     may_name_a_relation,
     named_depth,
     question_tokens,
@@ -140,17 +141,49 @@ class PathScorer:
         answer's kind or no relation at all; a cue for siblings before such a noun ("the
         *same* writer of") asks to share, and stands for no step."""
         naming = frozenset().union(*(self.naming_positions(r) for r in set(relations)))
-        words = self.words
-
-        def relational(i: int) -> bool:
-            before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
-            return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
-                    or (before_noun and not asks_for_siblings(words[i])))
-
         return [i for i in self._may_name if i not in naming and i not in self._masks and i not in self.asked_at
-                and words[i] not in IMPERATIVES and relational(i)]
+                and self.words[i] not in IMPERATIVES and self._relational(i)]
 
-    def unexplained_steps(self, steps: Sequence[StepTuple], stand_ins: Sequence[int], spare: int) -> int:
+    def _relational(self, i: int) -> bool:
+        """The word at `i` is a relational noun by its place: "the *neighbours* of", "X 's
+        *country*", or just before such a noun ("the *neighbouring* countries of"), unless
+        it asks to share ("the *same* writer of")."""
+        words = self.words
+        before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
+        return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
+                or (before_noun and not asks_for_siblings(words[i])))
+
+    def kinds_reached(self, chains: Sequence[ChainKey], from_every_end: Sequence[bool]) -> list[list[frozenset[int]]]:
+        """For each chain, for each step: where a relational noun of the question (not the
+        asked word, nor one naming a relation the chain walks) names the kind of what the
+        step reaches, by naming another relation that reaches every one of those entities,
+        where the graph has no step there that the word names itself. The candidates tell:
+        a chain one step longer that walks such a relation backwards from all of them
+        (`from_every_end`), and the steps walked from the same place. "the official language
+        of X 's director 's *country*": no relation from the director is named "country",
+        and `nationality` reaches what `film.film.country` reaches. Not where a step the word
+        names leaves from there: the director of "the films of the *screenwriter* of X" has
+        written films, and the screenwriter is `written_by`'s. Not where the relation
+        reaches only some of the ends: a country's cities are not all capitals."""
+        arriving: dict[ChainKey, set[str]] = {}
+        leaving: dict[ChainKey, set[str]] = {}
+        for steps, every in zip(chains, from_every_end, strict=True):
+            leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
+            if every and len(steps) >= 2 and not steps[-1][1]:
+                arriving.setdefault(steps[:-1], set()).add(steps[-1][0])
+        relational = frozenset(i for i in self._may_name if i not in self.asked_at and self._relational(i))
+
+        def naming(relations: Iterable[str]) -> frozenset[int]:
+            return frozenset().union(*(self.naming_positions(r) for r in relations))
+
+        def kinds_of(steps: ChainKey) -> list[frozenset[int]]:
+            free = relational - naming(r for r, _ in steps)  # one word, one step
+            return [(free & naming(arriving.get(steps[:i + 1], ()))) - naming(leaving.get(steps[:i], ()))
+                    for i in range(len(steps))]
+
+        return [kinds_of(steps) for steps in chains]
+
+    def unexplained_steps(self, unnamed: Sequence[bool], stand_ins: Sequence[int], spare: int) -> int:
         """Steps whose relation the question does not name, less those of its `stand_ins`
         (`PathScorer.stand_ins`) that `spare` words explain, one word a step. One between
         two named steps is explained by a spare word of the question: "the capitals of the
@@ -162,15 +195,15 @@ class PathScorer:
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
-        return sum(not self.named(r) for r, _ in steps) - min(len(stand_ins), spare)
+        return sum(unnamed) - min(len(stand_ins), spare)
 
-    def stand_ins(self, steps: Sequence[StepTuple], topic_spare: bool) -> list[int]:
+    @staticmethod
+    def stand_ins(unnamed: Sequence[bool], topic_spare: bool) -> list[int]:
         """Where the path has unnamed steps that a spare word may stand for
         (`unexplained_steps`): one between two named steps, and the first where the topic's
         phrase is spare."""
-        unnamed = [not self.named(r) for r, _ in steps]
-        first = [0] if topic_spare and unnamed[0] and len(steps) > 1 else []
-        return first + [i for i in range(1, len(steps) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1]]
+        first = [0] if topic_spare and unnamed[0] and len(unnamed) > 1 else []
+        return first + [i for i in range(1, len(unnamed) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1]]
 
     @staticmethod
     def skipped_links(items: Sequence[tuple[ChainKey, list[int]]]) -> list[int]:
@@ -254,9 +287,11 @@ class PathScorer:
                    state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
-              returning: Sequence[bool] | None = None) -> list[dict[str, float]]:
+              returning: Sequence[bool] | None = None, from_every_end: Sequence[bool] | None = None
+              ) -> list[dict[str, float]]:
         """Score parts of each (relation sequence, joins, depth), with their weighted sum as
-        "total"; `returning`, where known, says which paths end where they have been."""
+        "total"; `returning`, where known, says which paths end where they have been, and
+        `from_every_end` whose last step leaves from every end of the hop before."""
         if not items:
             return []
         vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
@@ -278,15 +313,18 @@ class PathScorer:
         # A spare word excuses no step where a path as long names every step; one that
         # returns to its start (the capital's country) names them only by walking back.
         returning = returning or [False] * len(items)
-        named_lengths = {len(steps) for (steps, _, _), back in zip(items, returning, strict=True)
-                         if not back and all(self.named(r) for r, _ in steps)}
+        kinds = self.kinds_reached([steps for steps, _, _ in items], from_every_end or [False] * len(items))
+        unnamed = [[not self.named(r) and not kind for (r, _), kind in zip(steps, kinds_of, strict=True)]
+                   for (steps, _, _), kinds_of in zip(items, kinds, strict=True)]
+        named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
+                         if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.
         chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
         # (none where a path as long names every step): a path that walks another's steps
         # but those skips links of the chain.
-        standing = [self.stand_ins(steps, topic_spare) for steps, _, _ in items]
+        standing = [self.stand_ins(gaps, topic_spare) for gaps in unnamed]
         allowed = [0 if len(steps) in named_lengths else spare for steps, _, _ in items]
         skipped = self.skipped_links([(steps, at if len(at) <= most else [])
                                       for (steps, _, _), at, most in zip(items, standing, allowed, strict=True)])
@@ -296,10 +334,11 @@ class PathScorer:
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
                      "back": float(sibling_mismatch(steps, siblings) or (not siblings and self.detours(steps))),
-                     "unnamed": float(self.unexplained_steps(steps, standing[i], allowed[i])),
+                     "unnamed": float(self.unexplained_steps(unnamed[i], standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
-                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps)))),
+                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps),
+                                                                 *kinds[i]))),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0])))}
@@ -331,7 +370,7 @@ class PathScorer:
         of their ends, for the value test (an id is its own name where none is given)."""
         looping = [loops(c.seed, c.hops, chain_key(c.steps)) for c in candidates]
         parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates],
-                           [returns(c.seed, c.hops) for c in candidates])
+                           [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates])
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
@@ -378,7 +417,7 @@ class PathScorer:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
         looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
-        parts = self.score(items, [returns(g.seed, g.hops) for g in groups])
+        parts = self.score(items, [returns(g.seed, g.hops) for g in groups], [leaves_every_end(g) for g in groups])
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]

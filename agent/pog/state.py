@@ -53,6 +53,9 @@ class PathCandidate(BaseModel):
     text: str  # PoG's path format, with at most `names_per_set` names per set
     phase: Phase
     depth: int = 0  # hops between named entities (a hop through a CVT counts once)
+    # Whether the last step leaves from every entity of the hop before: the graph says each
+    # of them is a head (or, walked backwards, a tail) of its relation (`PathScorer.kinds_reached`).
+    from_every_end: bool = False
     score: float = 0.0
     score_parts: dict[str, float] = Field(default_factory=dict)
 
