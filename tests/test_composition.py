@@ -9,7 +9,7 @@ import pytest
 
 from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
-from agent.pog.candidates import asked_words, asks_for_a_value, question_tokens, topic_phrase_words
+from agent.pog.candidates import asked_words, asks_for_a_value, heads_a_clause, question_tokens, topic_phrase_words
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
 from agent.pog.scoring import PathScorer, is_value
@@ -226,10 +226,27 @@ def test_a_relational_noun_names_a_step_by_what_another_relation_reaching_its_en
         [((("directed_by", F),), {}, 1), ((("directed_by", F), ("written_by", B)), {}, 2), ((("written_by", F),), {}, 1)],
         None, [False, True, False])
     assert films[0]["unnamed"] == 1.0
+    # a noun that a relative clause follows is as relational: "the *country* the director of X comes from"
+    clause = scorer(embedder, "which language is official in the country the director of Amarcord comes from",
+                    "Amarcord").score([(p, {}, len(p)) for p in (through, reached_by_country, film_country)], None,
+                                      [True] * 3)
+    assert (clause[0]["unnamed"], clause[0]["missing"]) == (0.0, 0.0)
     # the word that says what is asked names no middle step: "which country ..." is the end's kind
     asked = scorer(embedder, "which country is the director of Amarcord from", "Amarcord").score(
         [((director, nationality), {}, 2), ((director, nationality, ("film.film.country", B)), {}, 3)], None, [True, True])
     assert asked[0]["unnamed"] == 1.0
+
+
+@pytest.mark.parametrize(("question", "noun", "heads"), [
+    ("which language is official in the country the director of X comes from", "country", True),
+    ("what is the capital city of the country whose citizen directed X", "country", True),
+    ("X 's director is from a country where which language is official", "country", True),
+    ("what is the capital of the country of X", "country", False),
+    ("which country borders X", "country", False),
+])
+def test_a_noun_that_a_relative_clause_follows_heads_it(question: str, noun: str, heads: bool) -> None:
+    words = [w.lower() for w in question_tokens(question)]
+    assert heads_a_clause(words, words.index(noun)) is heads
 
 
 def test_a_chain_through_the_director_answers_for_the_directors_country(embedder: Embedder) -> None:

@@ -54,6 +54,7 @@ from agent.pog.candidates import (
     asks_for_a_value,
     asks_for_siblings,
     chain_text,
+    heads_a_clause,
     leaves_every_end,
     may_name_a_relation,
     named_depth,
@@ -154,8 +155,9 @@ class PathScorer:
                 or (before_noun and not asks_for_siblings(words[i])))
 
     def kinds_reached(self, chains: Sequence[ChainKey], from_every_end: Sequence[bool]) -> list[list[frozenset[int]]]:
-        """For each chain, for each step: where a relational noun of the question (not the
-        asked word, nor one naming a relation the chain walks) names the kind of what the
+        """For each chain, for each step: where a relational noun of the question, or a noun
+        that a relative clause follows ("the *country* whose citizen directed X";
+        `heads_a_clause`), not the asked word nor one naming a relation the chain walks, names the kind of what the
         step reaches, by naming another relation that reaches every one of those entities,
         where the graph has no step there that the word names itself. The candidates tell:
         a chain one step longer that walks such a relation backwards from all of them
@@ -171,7 +173,8 @@ class PathScorer:
             leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
             if every and len(steps) >= 2 and not steps[-1][1]:
                 arriving.setdefault(steps[:-1], set()).add(steps[-1][0])
-        relational = frozenset(i for i in self._may_name if i not in self.asked_at and self._relational(i))
+        relational = frozenset(i for i in self._may_name if i not in self.asked_at
+                               and (self._relational(i) or heads_a_clause(self.words, i)))
 
         def naming(relations: Iterable[str]) -> frozenset[int]:
             return frozenset().union(*(self.naming_positions(r) for r in relations))

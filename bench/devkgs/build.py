@@ -716,6 +716,25 @@ FREEBASE_3HOP = [
            "the man who directed {X} is from a country where which language is official")),
 ]
 
+# The same chains in phrasings drafted on 2026-11-29, after the rule that a relational noun
+# names a step by the kind of what it reaches was tuned on the sets above and before the
+# agent answered any of these: every trace of this set was read afterwards (both parts), so
+# its figures are development figures, not held-out ones.
+FREEBASE_3HOP_ALT = [
+    Chain("film-director-country-capital",
+          (("film.director.film", B), ("people.person.nationality", F), ("location.country.capital", F)),
+          ("which city is the capital of the nation of the man who directed {X}",
+           "name the capital of {X} 's director 's homeland",
+           "the director of {X} holds citizenship in a country ; which city is its capital",
+           "what is the capital city of the country whose citizen directed {X}")),
+    Chain("film-director-country-language",
+          (("film.director.film", B), ("people.person.nationality", F), ("location.country.official_language", F)),
+          ("what language is official in the nation of {X} 's director",
+           "name the official language of the homeland of the person who directed {X}",
+           "which official language does the country of the director of {X} have",
+           "in the country whose citizen directed {X} , which language is official")),
+]
+
 
 def named_questions(lines: list[str], names: dict[str, str]) -> list[str]:
     """Questions written with ids, as names: a question whose topic has no name of its own,
@@ -771,7 +790,7 @@ def main() -> None:
         kg, names = freebase_kg(args.freebase_nt)
         folder = args.out / "freebase-possessive"
         folder.mkdir(parents=True, exist_ok=True)
-        for kind, kind_chains in {"2hop": FREEBASE_2HOP, "3hop": FREEBASE_3HOP}.items():
+        for kind, kind_chains in {"2hop": FREEBASE_2HOP, "3hop": FREEBASE_3HOP, "3hop-alt": FREEBASE_3HOP_ALT}.items():
             asked = chain_questions(kg, kind_chains, random.Random(f"freebase-{kind}"), topics=set(names))
             write_set(folder, kind, named_questions(asked, names))
 
