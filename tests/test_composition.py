@@ -9,13 +9,21 @@ import pytest
 
 from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
-from agent.pog.candidates import asked_words, asks_for_a_value, heads_a_clause, question_tokens, topic_phrase_words
+from agent.pog.candidates import (
+    asked_words,
+    asks_for_a_value,
+    heads_a_clause,
+    leaves_every_end,
+    question_tokens,
+    topic_phrase_words,
+)
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
 from agent.pog.scoring import PathScorer, is_value
 from agent.pog.state import Entity, PathCandidate, PriorChain
 from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
+from kg_store.paths import PathGroup, Step
 from tests.pog_fixture import analysis, scripted
 
 F, B = True, False
@@ -247,6 +255,17 @@ def test_a_relational_noun_names_a_step_by_what_another_relation_reaching_its_en
 def test_a_noun_that_a_relative_clause_follows_heads_it(question: str, noun: str, heads: bool) -> None:
     words = [w.lower() for w in question_tokens(question)]
     assert heads_a_clause(words, words.index(noun)) is heads
+
+
+def test_a_step_leaves_from_every_end_only_where_each_entity_before_it_has_that_edge() -> None:
+    """A country's cities are reached from the country: `capital` backwards leaves from one
+    of two countries, `country` backwards from both."""
+    countries = {"France": {"Lyon"}, "Spain": {"Lyon"}}
+    capital = PathGroup("Lyon", (Step("borders", True), Step("capital", False)), [countries, {"Madrid": {"Spain"}}])
+    cities = PathGroup("Lyon", (Step("borders", True), Step("country", False)),
+                       [countries, {"Madrid": {"Spain"}, "Paris": {"France"}}])
+    assert not leaves_every_end(capital) and leaves_every_end(cities)
+    assert not leaves_every_end(PathGroup("Lyon", (Step("country", True),), [{"France": {"Lyon"}}]))
 
 
 def test_a_chain_through_the_director_answers_for_the_directors_country(embedder: Embedder) -> None:

@@ -65,10 +65,16 @@ def from_group(group: PathGroup, names: dict[str, str | None], phase: Phase, nam
 
 
 def leaves_every_end(group: PathGroup) -> bool:
-    """Whether the group's last step leaves from every entity of its hop before."""
+    """Whether the group's last step leaves from every entity of its hop before (whose
+    entities the last hop's parents are: counting them is enough)."""
     if len(group.hops) < 2:
         return False
-    return set(group.hops[-2]) <= set().union(*group.hops[-1].values())
+    before, left_from = len(group.hops[-2]), set()
+    for parents in group.hops[-1].values():
+        left_from |= parents
+        if len(left_from) >= before:
+            return True
+    return False
 
 
 def extend(neighbours: NeighborCache, candidates: Sequence[PathCandidate], names: dict[str, str | None], *,

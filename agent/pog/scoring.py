@@ -8,8 +8,9 @@
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
-                          synonym: word embeddings at least w.synonym alike), less those inside
-                          the path that a word of the question naming no relation may stand for
+                          synonym: word embeddings at least w.synonym alike; or by the kind of
+                          what the step reaches, `kinds_reached`), less those inside the path
+                          that a word of the question naming no relation may stand for
           - w.middle    * [a one-hop path whose relation is named only in the topic's own phrase
                            ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
@@ -157,9 +158,10 @@ class PathScorer:
     def kinds_reached(self, chains: Sequence[ChainKey], from_every_end: Sequence[bool]) -> list[list[frozenset[int]]]:
         """For each chain, for each step: where a relational noun of the question, or a noun
         that a relative clause follows ("the *country* whose citizen directed X";
-        `heads_a_clause`), not the asked word nor one naming a relation the chain walks, names the kind of what the
-        step reaches, by naming another relation that reaches every one of those entities,
-        where the graph has no step there that the word names itself. The candidates tell:
+        `heads_a_clause`), not the asked word nor one naming a relation the chain walks,
+        names the kind of what the step reaches, by naming another relation that reaches
+        every one of those entities, where the graph has no step there that the word names
+        itself. The candidates tell:
         a chain one step longer that walks such a relation backwards from all of them
         (`from_every_end`), and the steps walked from the same place. "the official language
         of X 's director 's *country*": no relation from the director is named "country",
