@@ -169,22 +169,29 @@ class PathScorer:
         names leaves from there: the director of "the films of the *screenwriter* of X" has
         written films, and the screenwriter is `written_by`'s. Not where the relation
         reaches only some of the ends: a country's cities are not all capitals."""
+        relational = frozenset(i for i in self._may_name if i not in self.asked_at
+                               and (self._relational(i) or heads_a_clause(self.words, i)))
+        if not relational:  # most questions: nothing to read, and a Freebase walk has thousands of chains
+            return [[frozenset()] * len(steps) for steps in chains]
         arriving: dict[ChainKey, set[str]] = {}
         leaving: dict[ChainKey, set[str]] = {}
         for steps, every in zip(chains, from_every_end, strict=True):
             leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
             if every and len(steps) >= 2 and not steps[-1][1]:
                 arriving.setdefault(steps[:-1], set()).add(steps[-1][0])
-        relational = frozenset(i for i in self._may_name if i not in self.asked_at
-                               and (self._relational(i) or heads_a_clause(self.words, i)))
+        named_there: dict[ChainKey, frozenset[int]] = {}  # per place: the words its steps' relations name
 
-        def naming(relations: Iterable[str]) -> frozenset[int]:
-            return frozenset().union(*(self.naming_positions(r) for r in relations))
+        def kind_words(place: ChainKey) -> frozenset[int]:
+            found = named_there.get(place)
+            if found is None:
+                reached_by = frozenset().union(*(self.naming_positions(r) for r in arriving.get(place, ())))
+                leaving_by = frozenset().union(*(self.naming_positions(r) for r in leaving.get(place[:-1], ())))
+                found = named_there[place] = (relational & reached_by) - leaving_by
+            return found
 
         def kinds_of(steps: ChainKey) -> list[frozenset[int]]:
-            free = relational - naming(r for r, _ in steps)  # one word, one step
-            return [(free & naming(arriving.get(steps[:i + 1], ()))) - naming(leaving.get(steps[:i], ()))
-                    for i in range(len(steps))]
+            walked = frozenset().union(*(self.naming_positions(r) for r, _ in steps))  # one word, one step
+            return [kind_words(steps[:i + 1]) - walked for i in range(len(steps))]
 
         return [kinds_of(steps) for steps in chains]
 
@@ -422,7 +429,9 @@ class PathScorer:
             steps = chain_key((s.relation, s.forward) for s in g.chain)
             items.append((steps, {}, named_depth(steps, [list(h) for h in g.hops], names)))
         looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
-        parts = self.score(items, [returns(g.seed, g.hops) for g in groups], [leaves_every_end(g) for g in groups])
+        # Only a backward last step tells what reaches the ends before it (`kinds_reached`).
+        every_end = [not g.chain[-1].forward and leaves_every_end(g) for g in groups]
+        parts = self.score(items, [returns(g.seed, g.hops) for g in groups], every_end)
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
