@@ -1,20 +1,32 @@
-"""Languages 2-hop chains in new phrasings, drafted 2026-11-29 11:00 before any run (development only)."""
-import random, sys
+"""Languages 2-hop chains in new phrasings, drafted 2026-11-29 before any run (a development
+check, not a held-out set). Run from the repository root; writes questions_2hop.txt beside
+this file."""
+
+import random
+import sys
 from pathlib import Path
+
 sys.path.insert(0, "bench/devkgs")
 import build
-from build import Chain, F, B
-P = {
-    "country-official-script": ("which script writes the official language of {X}", "{X} 's official language is written in which script"),
-    "language-home-currency": ("what currency is used where {X} is spoken natively", "name the money of {X} 's home country"),
-    "language-official-currency": ("which currency do the countries that have {X} as an official language use", "what money is spent in the nations where {X} is official"),
-    "country-currency-units": ("how many minor units does the currency of {X} have", "{X} 's currency is divided into how many minor units"),
-    "script-languages-countries": ("which countries have an official language written in {X}", "name the nations whose official languages use {X}"),
-    "language-home-zone": ("what time zone is {X} 's home country in", "in which time zones is the country of {X} located"),
-    "country-official-direction": ("in which direction is the official language of {X} written", "what is the writing direction of {X} 's official language"),
+
+PHRASINGS = {
+    "country-official-script": ("which script writes the official language of {X}",
+                                "{X} 's official language is written in which script"),
+    "language-home-currency": ("what currency is used where {X} is spoken natively",
+                               "name the money of {X} 's home country"),
+    "language-official-currency": ("which currency do the countries that have {X} as an official language use",
+                                   "what money is spent in the nations where {X} is official"),
+    "country-currency-units": ("how many minor units does the currency of {X} have",
+                               "{X} 's currency is divided into how many minor units"),
+    "script-languages-countries": ("which countries have an official language written in {X}",
+                                   "name the nations whose official languages use {X}"),
+    "language-home-zone": ("what time zone is {X} 's home country in",
+                           "in which time zones is the country of {X} located"),
+    "country-official-direction": ("in which direction is the official language of {X} written",
+                                   "what is the writing direction of {X} 's official language"),
 }
-chains = [Chain(c.name, c.steps, P[c.name]) for c in build.LANGUAGES_2HOP]
-kg = build.languages_kg()
-lines = build.chain_questions(kg, chains, random.Random("languages-2hop-dev"))
-Path("questions_2hop.txt").write_text("".join(l + "\n" for l in lines))
+
+chains = [build.Chain(c.name, c.steps, PHRASINGS[c.name]) for c in build.LANGUAGES_2HOP]
+lines = build.chain_questions(build.languages_kg(), chains, random.Random("languages-2hop-dev"))
+(Path(__file__).parent / "questions_2hop.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 print(len(lines))
