@@ -161,9 +161,9 @@ class PathScorer:
         `heads_a_clause`), not the asked word nor one naming a relation the chain walks,
         names the kind of what the step reaches, by naming another relation that reaches
         every one of those entities, where the graph has no step there that the word names
-        itself. The candidates tell:
-        a chain one step longer that walks such a relation backwards from all of them
-        (`from_every_end`), and the steps walked from the same place. "the official language
+        itself. The candidates tell: a chain one step longer that walks such a relation
+        backwards from all of them (`from_every_end`), and the steps walked from the same
+        place. "the official language
         of X 's director 's *country*": no relation from the director is named "country",
         and `nationality` reaches what `film.film.country` reaches. Not where a step the word
         names leaves from there: the director of "the films of the *screenwriter* of X" has
@@ -179,7 +179,7 @@ class PathScorer:
             leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
             if every and len(steps) >= 2 and not steps[-1][1]:
                 arriving.setdefault(steps[:-1], set()).add(steps[-1][0])
-        named_there: dict[ChainKey, frozenset[int]] = {}  # per place: the words its steps' relations name
+        named_there: dict[ChainKey, frozenset[int]] = {}  # per place (a chain's prefix): the words naming its kind
 
         def kind_words(place: ChainKey) -> frozenset[int]:
             found = named_there.get(place)
