@@ -6,9 +6,11 @@ bench/devkgs/geo), with a scripted model."""
 from __future__ import annotations
 
 import pytest
+from langgraph.runtime import Runtime
 
 from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
+from agent.pog.answering import answer_from_paths
 from agent.pog.candidates import (
     asked_words,
     asks_for_a_value,
@@ -285,6 +287,67 @@ def test_a_chain_through_the_director_answers_for_the_directors_country(embedder
     assert state["answers"] == ["English"] and state["source"] == "kg"
     assert [s[0] for s in state["answer_path"].steps] == ["film.director.film", "people.person.nationality",
                                                           "location.country.official_language"]
+
+
+def test_a_synthesised_vote_does_not_carry_a_shorter_path_past_one_the_question_explains_whole(
+        embedder: Embedder) -> None:
+    """"which language is official in the country the director of X comes from" is nearest
+    the written "what language is X in" (`film.film.language`); the chain through the
+    director explains every word, and the film's own language leaves three unexplained."""
+    question = mask_question("which language is official in the country the director of Amarcord comes from",
+                             ["Amarcord"])
+    director, nationality = ("film.director.film", B), ("people.person.nationality", F)
+
+    def path(steps: tuple, *hops: str, every: bool = False) -> PathCandidate:
+        return PathCandidate(seed="Amarcord", steps=list(steps), hops=[[e] for e in hops], text="", phase="topic",
+                             depth=len(steps), from_every_end=every)
+
+    through = path((director, nationality, ("location.country.official_language", F)),
+                   "Alan Smithee", "United States", "English")
+    reached_by_country = path((director, nationality, ("film.film.country", B)),
+                              "Alan Smithee", "United States", "Other Film", every=True)
+    own = path((("film.film.language", F),), "Italian")
+    # "director" names the art director's relation too, as in Freebase: no first step is the named one
+    art_director = path((("film.film.film_art_direction_by", F), nationality), "Danilo Donati", "Italy")
+    vote = [PriorChain(steps=[("film.film.language", F)], weight=1.0, depth=1)]
+
+    def ranked(*paths: PathCandidate) -> dict[int, dict[str, float]]:
+        scorer = PathScorer(embedder, ScoreWeights(), question, None, vote, None, synthetic_prior=True)
+        return {len(c.steps) if c.steps[-1][0] != "film.film.country" else 0: c.score_parts
+                for c in scorer.rank([*paths, art_director])}
+
+    scored = ranked(own, reached_by_country, through)
+    assert scored[3]["missing"] == 0.0 and scored[1]["missing"] == 3.0
+    assert scored[1]["memory"] == 0.0 and scored[3]["total"] > scored[1]["total"]
+    # where `film.film.country` reaches only some of the director's countries, the chain leaves
+    # a step unnamed, no path is explained whole, and the vote stands
+    some = ranked(own, reached_by_country.model_copy(update={"from_every_end": False}), through)
+    assert some[3]["unnamed"] == 1.0 and some[1]["memory"] == 1.0
+
+
+@pytest.mark.parametrize(("best_parts", "answer"), [
+    ({}, "English"),  # the best path is explained whole: the shorter one that misses words is no answer
+    ({"unnamed": 1.0}, "Italian"),  # it is not: the model's pick within the margin stands
+])
+def test_a_shorter_path_that_leaves_named_words_unexplained_is_no_answer_beside_an_explained_best(
+        embedder: Embedder, best_parts: dict[str, float], answer: str) -> None:
+    """The model names the film's own language, the end of a path within the answer margin
+    that leaves "director", "country" and "official" unexplained, where the chain through
+    the director explains every word: the chain answers (the middle is no answer either)."""
+    names = {e: e for e in ("Amarcord", "Alan Smithee", "United States", "English", "Italian")}
+    steps = [("film.director.film", B), ("people.person.nationality", F), ("location.country.official_language", F)]
+    through = PathCandidate(seed="Amarcord", steps=steps, hops=[["Alan Smithee"], ["United States"], ["English"]],
+                            text="Amarcord <- film.director.film <- Alan Smithee -> ...", phase="topic", depth=3,
+                            score=0.53, score_parts=best_parts)
+    own = PathCandidate(seed="Amarcord", steps=[("film.film.language", F)], hops=[["Italian"]],
+                        text="Amarcord -> film.film.language -> Italian", phase="topic", depth=1, score=0.50,
+                        score_parts={"missing": 3.0})
+    context = PoGContext(store_of([("Amarcord", "film.film.language", "Italian")]), scripted(answer="ans: Italian"),
+                         embedder, PoGConfig())
+    update = answer_from_paths({"question": "which language is official in the country the director of Amarcord "
+                                "comes from", "kept": [through, own], "names": names, "evidence": "",
+                                "phase": "topic"}, Runtime(context=context))
+    assert update["sufficient"] and update["answers"] == [answer]
 
 
 def test_a_relation_named_twice_asks_for_the_topics_siblings(embedder: Embedder) -> None:

@@ -541,6 +541,13 @@ def test_without_a_memory_every_depth_is_explored_and_the_shorter_path_ranks_fir
     # tags are asked for by what they do (MetaQA dev: half the 1-hop misses)
     ("which words describe [topic]", ["has_tags", "http://schema.org/keywords"], ["has_genre", "in_language"]),
     ("what films are about [topic]", ["has_tags"], ["written_by", "directed_by"]),
+    # "-es" is an inflection after a hissing sound only: "taxes" is "tax-", "comes" is not "com-"
+    ("which language is spoken where the director of [topic] comes from", ["film.director.film"],
+     ["film.film.production_companies", "business.employment_tenure.company"]),
+    ("which taxes apply in [topic]", ["location.location.taxation"], []),
+    # a question's own word names nothing, whatever it holds: "where" holds "here"
+    ("the man who directed [topic] is from a country where which language is official",
+     ["film.director.film", "location.country.official_language"], ["travel.travel_destination.how_to_get_here"]),
 ])
 def test_a_question_names_a_relation_by_a_word_of_its_property(embedder: Embedder, question: str, named: list[str],
                                                                  not_named: list[str]) -> None:

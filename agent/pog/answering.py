@@ -65,11 +65,13 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        synthesised memory, a kept path as deep as the best that is within the margin by
        every term but the memory's vote: that entity first, then the rest of the path's
        ends. Where the question's words explain the best path whole (`scoring.explained`),
-       a path they count against is not eligible. For a chain from one topic ("the
-       currency of X 's country", `candidates.names_one_topic`), a path that is the start
-       of a longer kept path ranked above it by more than the margin is not eligible: its
-       ends are the middle of that chain, not the answer (a longer path the question
-       explains whole; any, where it chains through its topic's phrase);
+       a path they count against is not eligible, nor a shorter one that leaves a word
+       naming a relation unexplained (`missing`: the question composes more than it
+       walks). For a chain from one topic ("the currency of X 's country",
+       `candidates.names_one_topic`), a path that is the start of a longer kept path ranked
+       above it by more than the margin is not eligible: its ends are the middle of that
+       chain, not the answer (a longer path the question explains whole; any, where it
+       chains through its topic's phrase);
     1b. `named_chain_middle` (a chain from one topic): its first name is the middle of such a
         chain within the margin: the chain's ends; then, unless the question chains
         through its topic's phrase, rule 5;
@@ -116,7 +118,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # discovered by the person who discovered X": the path that never walks back ends at
     # the person).
     if explained(best.score_parts):
-        eligible = [c for c in eligible if not contradicted(c.score_parts)]
+        eligible = [c for c in eligible if not contradicted(c.score_parts)
+                    and not (c.score_parts.get("missing") and c.depth < best.depth)]
     # A chain from one topic has a middle that is no answer. A superlative's path runs on
     # to the value that orders its answers ("took a position first"), a constraint's to
     # what the question states ("which school, founded in *1919*, ..."): there the middle

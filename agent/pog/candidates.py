@@ -253,7 +253,8 @@ def may_name_a_relation(word: str) -> bool:
     return len(word) >= 3 and word not in _QUESTION_WORDS
 
 
-_INFLECTION = re.compile(r"(?:ing|ed|es|s)$")
+# "-es" is an inflection after a hissing sound only ("boxes", "watches"); "comes" is "come"s.
+_INFLECTION = re.compile(r"(?:ing|ed|(?:(?<=[sxz])|(?<=[cs]h))es|s)$")
 
 
 def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
@@ -262,10 +263,10 @@ def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
     "released" names `release_year`), or a relation word begins with it, bare or without
     its inflection ("act" and "acted" name `starred_actors`). Synonyms ("wrote", "penned")
     are the scorer's embedding test."""
+    if not may_name_a_relation(word):  # "where" holds "here" (`how_to_get_here`) but asks
+        return False
     if any(w[:4] in word for w in relation_words):
         return True
-    if not may_name_a_relation(word):
-        return False
     stem = _INFLECTION.sub("", word)
     return any(w.startswith(word) or (len(stem) >= 3 and w.startswith(stem)) for w in relation_words)
 

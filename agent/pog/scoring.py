@@ -4,7 +4,9 @@
           + w.indicator * cos(LLM indicator, relations of the path)
           + w.memory    * path-memory vote for the path's relation sequence (w.synthetic_memory
                           for a synthesised memory, whose vote is void for a path that any
-                          term below counts against, w.unnamed and w.missing aside)
+                          term below counts against, w.unnamed and w.missing aside, and for
+                          one that w.missing counts against where a longer path explains
+                          the question whole)
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
@@ -371,10 +373,23 @@ class PathScorer:
         synonym the letters do not show is the memory's to vouch for), nor for `missing`:
         a word that names the answer's kind shares letters with a relation ("the capitals
         of the *countries* bordering X", `country`), and voiding the vote for it lost
-        more questions than it won on the geo and languages tuning parts. Nor for both
+        more questions than it won on the geo and languages tuning parts (save where a
+        longer path explains the question whole: `_outcomposed`). Nor for both
         together: "what money do the *countries* bordering X use" walks `currency`, which
         no word names, and misses `country`, and its vote is the one that carries it."""
         return self.synthetic_prior and contradicted(parts)
+
+    def _outcomposed(self, candidates: Sequence[PathCandidate], parts: Sequence[dict[str, float]]) -> list[bool]:
+        """Whose synthesised vote is void because the question composes more than the
+        written question it is nearest: the path leaves a word naming a relation unexplained
+        (`missing`), and a longer candidate the question's words explain whole exists. "which
+        language is official in the country the director of X comes from" is nearest "what
+        language is X in" (`film.film.language`), and the chain through the director
+        explains every word (Freebase possessive 3-hop tuning part)."""
+        if not self.synthetic_prior:
+            return [False] * len(candidates)
+        deepest = max((c.depth for c, p in zip(candidates, parts, strict=True) if explained(p)), default=0)
+        return [bool(p["missing"]) and c.depth < deepest for c, p in zip(candidates, parts, strict=True)]
 
     def rank(self, candidates: Sequence[PathCandidate], names: dict[str, str | None] | None = None
              ) -> list[PathCandidate]:
@@ -388,11 +403,12 @@ class PathScorer:
             p["loop"] = float(loop)
             p["value"] = float(self.asks_for_value and not any(is_value(names.get(e) or e) for e in candidate.ends))
             p["total"] -= self.weights.loop * p["loop"] + self.weights.value * p["value"]
+        outcomposed = self._outcomposed(candidates, parts)
         fits = self.end_fits(candidates, names, [p["total"] for p in parts])
-        for p, fit in zip(parts, fits, strict=True):
+        for p, fit, void in zip(parts, fits, outcomposed, strict=True):
             p["fit"] = round(fit, 4)
             p["total"] = round(p["total"] + self.weights.fit * fit, 4)
-            if self._vote_void(p) and p["memory"]:
+            if (void or self._vote_void(p)) and p["memory"]:
                 p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
