@@ -325,6 +325,22 @@ def test_a_synthesised_vote_does_not_carry_a_shorter_path_past_one_the_question_
     assert some[3]["unnamed"] == 1.0 and some[1]["memory"] == 1.0
 
 
+def test_a_joined_path_walks_its_joins_relations_too(embedder: Embedder) -> None:
+    """"in which countries is Spanish an official language and the CFA franc the currency":
+    the path that joins the two topics at Equatorial Guinea walks `official_language` from
+    one and `currency` from the other. "currency" is not left unexplained there, so the
+    join, explained whole, is no shorter path that misses a word beside the chain from one
+    topic through the country to the other (languages conjunctions, new phrasings)."""
+    question = mask_question("in which countries is Spanish an official language and CFA Franc the currency",
+                             ["Spanish", "CFA Franc"])
+    joined = PathCandidate(seed="Spanish", steps=[("official_language", B)], hops=[["Equatorial Guinea"]], text="",
+                           phase="topic", depth=1, joins={"CFA Franc": [("currency", B)]})
+    through = PathCandidate(seed="Spanish", steps=[("official_language", B), ("currency", F)],
+                            hops=[["Equatorial Guinea"], ["CFA Franc"]], text="", phase="topic", depth=2)
+    ranked = PathScorer(embedder, ScoreWeights(), question, None, [], None).rank([through, joined])
+    assert [c.score_parts["missing"] for c in ranked] == [0.0, 0.0]
+
+
 @pytest.mark.parametrize(("best_parts", "answer"), [
     ({}, "English"),  # the best path is explained whole: the shorter one that misses words is no answer
     ({"unnamed": 1.0}, "Italian"),  # it is not: the model's pick within the margin stands

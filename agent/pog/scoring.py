@@ -312,7 +312,9 @@ class PathScorer:
         to_question = vectors @ self.question_vector
         to_indicator = vectors @ self.indicator_vector if self.indicator_vector is not None else np.zeros(len(items))
         w = self.weights
-        relations = {r for steps, _, _ in items for r, _ in steps}
+        # A joined path walks its joins' steps too (the other topic's side of a conjunction).
+        walked = [[r for r, _ in steps] + [r for side in joins.values() for r, _ in side] for steps, joins, _ in items]
+        relations = {r for rs in walked for r in rs}
         # The relations the question names, among those the candidates walk, and of them the
         # one a path should walk first.
         asked = {r for r in relations if self.named(r)} if w.missing or w.first else set()
@@ -351,7 +353,7 @@ class PathScorer:
                      "unnamed": float(self.unexplained_steps(unnamed[i], standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
-                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r, _ in steps),
+                     "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
                                                                  *kinds[i]))),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
