@@ -206,6 +206,19 @@ def test_a_word_before_a_relational_noun_may_stand_for_a_step_too(embedder: Embe
     assert same.spare_words(["written_by", "starred_actors"]) == []
 
 
+@pytest.mark.parametrize("question", [
+    "Ahmedabad lies in a country whose neighbours have which capital cities",
+    "which capital cities do the neighbours of Ahmedabad 's country have",
+])
+def test_a_noun_after_a_possessive_determiner_is_relational(embedder: Embedder, question: str) -> None:
+    """"a country *whose neighbours* ...": "whose" makes a relational noun as "X 's" does, and
+    `borders` between `country` and `capital` stands for it; the chain that skips it pays
+    (geo 3-hop in new phrasings, a development set: the country's own capital answered)."""
+    through, short = (("country", F), ("borders", F), ("capital", F)), (("country", F), ("capital", F))
+    scored = parts(embedder, question, "Ahmedabad", through, short)
+    assert [p["unnamed"] for p in scored] == [0.0, 0.0] and [p["skipped"] for p in scored] == [0.0, 1.0]
+
+
 def test_a_relational_noun_names_a_step_by_what_another_relation_reaching_its_ends_is_named(
         embedder: Embedder) -> None:
     """"the official language of X 's director 's *country*": `nationality` names no word,

@@ -318,6 +318,8 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
 
 
 POSSESSIVE = "s"  # "X 's country" is tokenised X, s, country
+# Possessive determiners: "whose *neighbours*", "its *capital*" make a relational noun as "X 's" does.
+POSSESSIVE_DETERMINERS = frozenset({POSSESSIVE, "whose", "its", "their", "his", "her"})
 _TOPIC_ATTACHMENTS = frozenset({"of", "where", "that", "which", "whose"})
 
 

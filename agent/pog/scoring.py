@@ -52,7 +52,7 @@ import numpy as np
 from agent.embeddings import Embedder
 from agent.pog.candidates import (
     IMPERATIVES,
-    POSSESSIVE,
+    POSSESSIVE_DETERMINERS,
     asked_words,
     asks_for_a_value,
     asks_for_siblings,
@@ -150,11 +150,11 @@ class PathScorer:
 
     def _relational(self, i: int) -> bool:
         """The word at `i` is a relational noun by its place: "the *neighbours* of", "X 's
-        *country*", or just before such a noun ("the *neighbouring* countries of"), unless
-        it asks to share ("the *same* writer of")."""
+        *country*", "whose *neighbours*", or just before such a noun ("the *neighbouring*
+        countries of"), unless it asks to share ("the *same* writer of")."""
         words = self.words
         before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
-        return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] == POSSESSIVE)
+        return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] in POSSESSIVE_DETERMINERS)
                 or (before_noun and not asks_for_siblings(words[i])))
 
     def kinds_reached(self, chains: Sequence[ChainKey], from_every_end: Sequence[bool]) -> list[list[frozenset[int]]]:
