@@ -23,7 +23,6 @@ PHRASINGS = {
                                 "name the elements discovered by the person behind the element with symbol {X}"),
 }
 
-chains = [build.Chain(c.name, c.steps, PHRASINGS[c.name]) for c in build.ELEMENTS_3HOP]
-lines = build.chain_questions(build.elements_kg(), chains, random.Random("elements-3hop-dev"))
-(Path(__file__).parent / "questions_3hop.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-print(len(lines))
+asked = build.rephrased(build.ELEMENTS_3HOP, PHRASINGS)
+lines = build.chain_questions(build.elements_kg(), asked, random.Random("elements-3hop-dev"))
+build.write_set(Path(__file__).parent, "3hop", lines)

@@ -24,7 +24,6 @@ PHRASINGS = {
                                          "the countries that border {X} have capitals in which time zones"),
 }
 
-chains = [build.Chain(c.name, c.steps, PHRASINGS[c.name]) for c in build.GEO_3HOP]
-lines = build.chain_questions(build.geo_kg(), chains, random.Random("geo-3hop-dev"))
-(Path(__file__).parent / "questions_3hop.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-print(len(lines))
+asked = build.rephrased(build.GEO_3HOP, PHRASINGS)
+lines = build.chain_questions(build.geo_kg(), asked, random.Random("geo-3hop-dev"))
+build.write_set(Path(__file__).parent, "3hop", lines)

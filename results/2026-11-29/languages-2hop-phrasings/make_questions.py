@@ -26,7 +26,6 @@ PHRASINGS = {
                                    "what is the writing direction of {X} 's official language"),
 }
 
-chains = [build.Chain(c.name, c.steps, PHRASINGS[c.name]) for c in build.LANGUAGES_2HOP]
-lines = build.chain_questions(build.languages_kg(), chains, random.Random("languages-2hop-dev"))
-(Path(__file__).parent / "questions_2hop.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-print(len(lines))
+asked = build.rephrased(build.LANGUAGES_2HOP, PHRASINGS)
+lines = build.chain_questions(build.languages_kg(), asked, random.Random("languages-2hop-dev"))
+build.write_set(Path(__file__).parent, "2hop", lines)

@@ -18,7 +18,6 @@ PHRASINGS = {
                         "name the languages native to {Y} that use {X}"),
 }
 
-conjunctions = [build.Conjunction(c.name, c.first, c.second, PHRASINGS[c.name]) for c in build.LANGUAGES_CONJ]
-lines = build.conjunction_questions(build.languages_kg(), conjunctions, random.Random("languages-conj-dev"))
-(Path(__file__).parent / "questions_conj.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-print(len(lines))
+asked = build.rephrased(build.LANGUAGES_CONJ, PHRASINGS)
+lines = build.conjunction_questions(build.languages_kg(), asked, random.Random("languages-conj-dev"))
+build.write_set(Path(__file__).parent, "conj", lines)
