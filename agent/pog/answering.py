@@ -16,7 +16,7 @@ from agent.pog.candidates import chains_through_topic_phrase, names_one_topic, p
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
 from agent.pog.memory import MASK, mask_question, masked_question
-from agent.pog.scoring import contradicted, explained
+from agent.pog.scoring import contradicted, explained, outcomposed
 from agent.pog.state import AnswerReason, PathCandidate, PoGState, Source
 from prompts import render
 
@@ -66,8 +66,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        every term but the memory's vote: that entity first, then the rest of the path's
        ends. Where the question's words explain the best path whole (`scoring.explained`),
        a path they count against is not eligible, nor a shorter one that leaves a word
-       naming a relation unexplained (`missing`: the question composes more than it
-       walks). For a chain from one topic ("the currency of X 's country",
+       naming a relation unexplained (`scoring.outcomposed`: the question composes more
+       than it walks). For a chain from one topic ("the currency of X 's country",
        `candidates.names_one_topic`), a path that is the start of a longer kept path ranked
        above it by more than the margin is not eligible: its ends are the middle of that
        chain, not the answer (a longer path the question explains whole; any, where it
@@ -119,7 +119,7 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # the person).
     if explained(best.score_parts):
         eligible = [c for c in eligible if not contradicted(c.score_parts)
-                    and not (c.score_parts.get("missing") and c.depth < best.depth)]
+                    and not outcomposed(c.score_parts, c.depth, best.depth)]
     # A chain from one topic has a middle that is no answer. A superlative's path runs on
     # to the value that orders its answers ("took a position first"), a constraint's to
     # what the question states ("which school, founded in *1919*, ..."): there the middle

@@ -159,14 +159,15 @@ _PHRASE_ENDS = _AUX | _WH_AUX | frozenset({
     "when", "and", "or", "x"})
 
 
-_CLAUSE_STARTS = frozenset({"the", "a", "an", "that", "which", "where", "whose", "whom", "who", "x"})
+_ARTICLES = frozenset({"the", "a", "an"})
+_CLAUSE_STARTS = _ARTICLES | {"that", "which", "where", "whose", "whom", "who", "x"}
 
 
 def heads_a_clause(words: Sequence[str], i: int) -> bool:
     """The (lower-case) word at `i` is a noun that a relative clause follows, after an
     article: "the *country* the director of X comes from", "a *country* where ...": what
     the clause's chain reaches."""
-    return 1 <= i < len(words) - 1 and words[i - 1] in ("the", "a", "an") and words[i + 1] in _CLAUSE_STARTS
+    return 1 <= i < len(words) - 1 and words[i - 1] in _ARTICLES and words[i + 1] in _CLAUSE_STARTS
 
 
 def asked_words(question: str) -> list[str]:

@@ -383,15 +383,15 @@ class PathScorer:
 
     def _outcomposed(self, candidates: Sequence[PathCandidate], parts: Sequence[dict[str, float]]) -> list[bool]:
         """Whose synthesised vote is void because the question composes more than the
-        written question it is nearest: the path leaves a word naming a relation unexplained
-        (`missing`), and a longer candidate the question's words explain whole exists. "which
-        language is official in the country the director of X comes from" is nearest "what
-        language is X in" (`film.film.language`), and the chain through the director
-        explains every word (Freebase possessive 3-hop tuning part)."""
+        written question it is nearest (`outcomposed` by the deepest candidate the
+        question's words explain whole). "which language is official in the country the
+        director of X comes from" is nearest "what language is X in" (`film.film.language`),
+        and the chain through the director explains every word (Freebase possessive 3-hop
+        tuning part)."""
         if not self.synthetic_prior:
             return [False] * len(candidates)
         deepest = max((c.depth for c, p in zip(candidates, parts, strict=True) if explained(p)), default=0)
-        return [bool(p["missing"]) and c.depth < deepest for c, p in zip(candidates, parts, strict=True)]
+        return [outcomposed(p, c.depth, deepest) for c, p in zip(candidates, parts, strict=True)]
 
     def rank(self, candidates: Sequence[PathCandidate], names: dict[str, str | None] | None = None
              ) -> list[PathCandidate]:
@@ -469,6 +469,13 @@ def explained(parts: dict[str, float]) -> bool:
     """Whether the question's words explain the path whole (score parts): they name every
     step, the path walks every relation they name, and they count nothing against it."""
     return not contradicted(parts) and not parts.get("unnamed") and not parts.get("missing")
+
+
+def outcomposed(parts: dict[str, float], depth: int, explained_depth: int) -> bool:
+    """Whether a path (score parts, depth) leaves a word naming a relation unexplained
+    (`missing`) and is shorter than a path of `explained_depth` that the question's words
+    explain whole: the question composes more than it walks."""
+    return bool(parts.get("missing")) and depth < explained_depth
 
 
 def returns(seed: str, hops: Sequence[Iterable[str]]) -> bool:
