@@ -634,3 +634,36 @@ def test_the_names_at_a_path_s_end_tell_whether_it_reaches_what_is_asked_for(emb
     assert {c.score_parts["fit"] for c in who.rank([places, elements], names)} == {0.0}
     unweighed = PathScorer(embedder, ScoreWeights(fit=0.0), question, None, [], None).rank([places, elements], names)
     assert {c.score_parts["fit"] for c in unweighed} == {0.0}
+
+
+def test_siblings_the_question_asks_for_by_their_kind_pay_no_walk_back(embedder: Embedder) -> None:
+    """"which elements were found by the discoverer of element number X" names no cue for
+    siblings and `discovered_by` once, but asks for elements: the discoverer's other
+    elements fit that, and no path that walks nothing back reaches anything like it. The
+    walk back pays no `back`, and a synthesised vote for it stands (elements development
+    phrasings). Nor does it pay `kind`, where a participle beside the asked noun names its
+    relation. Asked for people, or not asked for a kind, the walk back still pays."""
+    by = PathCandidate(seed="96", steps=[("atomic_number", B), ("discovered_by", F)],
+                       hops=[["Curium"], ["Glenn Seaborg"]], text="", phase="topic")
+    where = by.model_copy(update={"steps": [("atomic_number", B), ("discovered_in", F)], "hops": [["Curium"], ["USA"]]})
+    siblings = by.model_copy(update={"steps": [*by.steps, ("discovered_by", B)],
+                                     "hops": [*by.hops, ["Americium", "Berkelium", "Californium"]]})
+    names = {e: e for e in ("Curium", "Glenn Seaborg", "USA", "Americium", "Berkelium", "Californium")}
+    vote = [PriorChain(steps=list(siblings.steps), weight=1.0, depth=3)]
+
+    def ranked(question: str) -> dict[str, PathCandidate]:
+        scorer = PathScorer(embedder, ScoreWeights(), mask_question(question, ["96"]), None, vote, None,
+                            synthetic_prior=True)
+        return {c.hops[-1][0]: c for c in scorer.rank([by, where, siblings], names)}
+
+    for question in ("which elements were found by the discoverer of element number 96",
+                     # "discovered" rides along with the asked noun and names `discovered_by`: `kind`
+                     "name the elements discovered by the person behind element number 96"):
+        asked = ranked(question)
+        assert asked["Americium"].score_parts["back"] == asked["Americium"].score_parts["kind"] == 0.0
+        assert asked["Americium"].score_parts["memory"] == 1.0
+        assert max(asked.values(), key=lambda c: c.score).hops[-1][0] == "Americium"
+    for question in ("which people were found by the discoverer of element number 96",
+                     "who were found by the discoverer of element number 96"):
+        other = ranked(question)["Americium"].score_parts
+        assert other["back"] == 1.0 and other["memory"] == 0.0

@@ -407,6 +407,13 @@ class PathScorer:
             p["total"] -= self.weights.loop * p["loop"] + self.weights.value * p["value"]
         outcomposed = self._outcomposed(candidates, parts)
         fits = self.end_fits(candidates, names, [p["total"] for p in parts])
+        asked_by_kind = self.siblings_asked_by_kind(candidates, parts, fits)
+        for candidate, p, asked in zip(candidates, parts, asked_by_kind, strict=True):
+            if asked:
+                p["total"] += self.weights.back * p["back"] + self.weights.kind * p["kind"]
+                p["back"] = p["kind"] = 0.0
+                p["memory"] = 0.0 if self._vote_void(p) else self.prior.get(chain_key(candidate.steps), 0.0)
+                p["total"] += self.weights.memory * p["memory"]
         for p, fit, void in zip(parts, fits, outcomposed, strict=True):
             p["fit"] = round(fit, 4)
             p["total"] = round(p["total"] + self.weights.fit * fit, 4)
@@ -414,6 +421,26 @@ class PathScorer:
                 p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
+
+    def siblings_asked_by_kind(self, candidates: Sequence[PathCandidate], parts: Sequence[dict[str, float]],
+                               fits: Sequence[float]) -> list[bool]:
+        """Which walks back to siblings the question asks for by their kind, not by a cue
+        word: "which *elements* were found by the discoverer of element number X" asks for
+        elements, the discoverer's other elements fit that (0.45-0.50) and no path the
+        question explains otherwise reaches anything like it (the discoverer, 0.21; the
+        country, 0.24). Such a path pays neither `back` nor `kind` (the graph's names say
+        what its ends are, where "name the elements *discovered* by ..." reads as asking
+        for what `discovered_by` is named after), and its synthesised vote stands. The
+        ends must fit the asked words by `SIBLING_FIT_MARGIN` more than every end that the
+        question's words explain whole without walking back."""
+        chains = [chain_key(c.steps) for c in candidates]
+        ending_back = [len(steps) >= 2 and reverses(steps[-2], steps[-1]) for steps in chains]
+        rivals = [fit for fit, p, back in zip(fits, parts, ending_back, strict=True) if fit and not back and explained(p)]
+        if not self._asked_text or not rivals:
+            return [False] * len(candidates)
+        bar = max(rivals) + SIBLING_FIT_MARGIN
+        return [back and bool(p["back"] or p["kind"]) and fit >= bar and not self.detours(steps)
+                for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
 
     def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None], totals: Sequence[float],
                  shown: int = 3) -> list[float]:
@@ -457,6 +484,7 @@ class PathScorer:
 
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value", "skipped")
 FIT_CANDIDATES = 20  # candidates whose ends' names are embedded for `fit`, the best first
+SIBLING_FIT_MARGIN = 0.1  # how much better siblings must fit the asked kind (`siblings_asked_by_kind`)
 
 
 def contradicted(parts: dict[str, float]) -> bool:
