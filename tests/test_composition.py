@@ -249,6 +249,12 @@ def test_a_relational_noun_names_a_step_by_what_another_relation_reaching_its_en
         [((("directed_by", F),), {}, 1), ((("directed_by", F), ("written_by", B)), {}, 2), ((("written_by", F),), {}, 1)],
         None, [False, True, False])
     assert films[0]["unnamed"] == 1.0
+    # a step backwards the word names leaves no such guard: `country` walked back from X reaches
+    # its cities, and "the *countries* that border X" are the neighbours
+    borders = scorer(embedder, "the countries that border Nepal have capitals in which time zones", "Nepal").score(
+        [((("borders", F), ("capital", F), ("time_zone", F)), {}, 3), ((("borders", F), ("country", B)), {}, 2),
+         ((("country", B),), {}, 1)], None, [False, True, False])
+    assert (borders[0]["unnamed"], borders[0]["missing"]) == (0.0, 0.0)
     # a noun that a relative clause follows is as relational: "the *country* the director of X comes from"
     clause = scorer(embedder, "which language is official in the country the director of Amarcord comes from",
                     "Amarcord").score([(p, {}, len(p)) for p in (through, reached_by_country, film_country)], None,
@@ -667,3 +673,34 @@ def test_siblings_the_question_asks_for_by_their_kind_pay_no_walk_back(embedder:
                      "who were found by the discoverer of element number 96"):
         other = ranked(question)["Americium"].score_parts
         assert other["back"] == 1.0 and other["memory"] == 0.0
+
+
+def test_one_word_names_one_step_of_a_relation_walked_the_same_way(embedder: Embedder) -> None:
+    """"which countries border the country whose capital is X" names `borders` once: a path
+    on to the neighbours' neighbours walks it a second time unnamed (geo 2-hop tuning part,
+    where that path's ends were the model's pick). Two words naming it ask for both steps."""
+    once, twice = (("capital", B), ("borders", F)), (("capital", B), ("borders", F), ("borders", F))
+    scored = parts(embedder, "which countries border the country whose capital is Kathmandu", "Kathmandu", once, twice)
+    assert [p["unnamed"] for p in scored] == [0.0, 1.0]
+    asked_twice = parts(embedder, "which countries border the countries that border the country whose capital is "
+                        "Kathmandu", "Kathmandu", once, twice)
+    assert asked_twice[1]["unnamed"] == 0.0
+
+
+def test_the_words_saying_what_is_asked_are_explained_by_the_last_step_only(embedder: Embedder) -> None:
+    """"which *capitals* belong to the neighbouring countries of X 's nation" asks for
+    capitals: a path that walks `capital` only back from the topic (X is its nation's
+    capital) and ends at the neighbours leaves the asked word unexplained; the chain whose
+    last step is `capital` explains it (geo's other 3-hop phrasings, tuning part)."""
+    question = "which capitals belong to the neighbouring countries of Conakry 's nation"
+    from_topic, chain = (("capital", B), ("borders", F)), (("country", F), ("borders", F), ("capital", F))
+    conakry = scorer(embedder, question, "Conakry")
+    assert [conakry.words[i] for i in conakry.asked_elsewhere(from_topic, {})] == ["capitals"]
+    assert conakry.asked_elsewhere(chain, {}) == frozenset()
+    assert conakry.asked_elsewhere(tuple(reversed(from_topic)), {}) == frozenset()  # `capital` last
+    scored = conakry.score([(from_topic, {}, 2), (chain, {}, 3)])
+    assert scored[1]["missing"] == 0.0 < scored[0]["missing"]
+    # where the asked word names nothing, nothing changes
+    # a step forward reaches the kind it is named after, which the answers may share
+    own = scorer(embedder, "which countries border Conakry 's country", "Conakry")
+    assert own.asked_elsewhere((("country", F), ("borders", F)), {}) == frozenset()

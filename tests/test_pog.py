@@ -671,9 +671,11 @@ def test_of_two_paths_walking_the_same_relations_the_one_that_starts_beside_the_
         scorer = PathScorer(embedder, weights, question, None, [], None)
         return [parts["total"] for parts in scorer.score([right, reversed_order])]
 
-    without = totals(ScoreWeights(first=0.0))
+    without = totals(ScoreWeights(first=0.0, missing=0.0))
     assert without[1] > without[0]  # the trap
-    default = totals(ScoreWeights())
+    first_only = totals(ScoreWeights(missing=0.0))
+    assert first_only[0] > first_only[1]
+    default = totals(ScoreWeights())  # "release years" is asked, and the reversed path walks it back mid-way
     assert default[0] > default[1]
 
 

@@ -11,12 +11,15 @@
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
                           synonym: word embeddings at least w.synonym alike; or by the kind of
-                          what the step reaches, `kinds_reached`), less those inside the path
-                          that a word of the question naming no relation may stand for
+                          what the step reaches, `kinds_reached`), or walk it the same way once
+                          more than it has words naming it (`named_too_few_times`), less those
+                          inside the path that a word of the question naming no relation may
+                          stand for
           - w.middle    * [a one-hop path whose relation is named only in the topic's own phrase
                            ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
-                          path walks none of the relations they name
+                          path walks none of the relations they name; for the words saying what
+                          is asked, where it walks it backwards but not last (`asked_elsewhere`)
           - w.skipped   * relational nouns of the question that name no relation ("the *neighbours*
                           of") which another candidate has an unnamed step for, walking this
                           path's steps otherwise: this path skips those links of the chain
@@ -167,10 +170,13 @@ class PathScorer:
         backwards from all of them (`from_every_end`), and the steps walked from the same
         place. "the official language
         of X 's director 's *country*": no relation from the director is named "country",
-        and `nationality` reaches what `film.film.country` reaches. Not where a step the word
-        names leaves from there: the director of "the films of the *screenwriter* of X" has
-        written films, and the screenwriter is `written_by`'s. Not where the relation
-        reaches only some of the ends: a country's cities are not all capitals."""
+        and `nationality` reaches what `film.film.country` reaches. Not where a step forward
+        that the word names leaves from there, reaching what its relation is named after:
+        the director of "the films of the *screenwriter* of X" has written films, and the
+        screenwriter is `written_by`'s. A step backwards reaches the relation's heads, not
+        what it is named after: `country` walked back from X reaches X's cities, and "the
+        *countries* that border X" are the neighbours. Not where the relation reaches only
+        some of the ends: a country's cities are not all capitals."""
         relational = frozenset(i for i in self._may_name if i not in self.asked_at
                                and (self._relational(i) or heads_a_clause(self.words, i)))
         if not relational:  # most questions: nothing to read, and a Freebase walk has thousands of chains
@@ -178,7 +184,8 @@ class PathScorer:
         arriving: dict[ChainKey, set[str]] = {}
         leaving: dict[ChainKey, set[str]] = {}
         for steps, every in zip(chains, from_every_end, strict=True):
-            leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
+            if steps[-1][1]:  # a step forward reaches what its relation is named after
+                leaving.setdefault(steps[:-1], set()).add(steps[-1][0])
             if every and len(steps) >= 2 and not steps[-1][1]:
                 arriving.setdefault(steps[:-1], set()).add(steps[-1][0])
         named_there: dict[ChainKey, frozenset[int]] = {}  # per place (a chain's prefix): the words naming its kind
@@ -232,6 +239,31 @@ class PathScorer:
             cores.append(core)
             most[core] = max(most.get(core, 0), len(at))
         return [most[core] - len(at) for core, (_, at) in zip(cores, items, strict=True)]
+
+    def named_too_few_times(self, steps: ChainKey) -> list[bool]:
+        """For each step, whether it walks a relation the same way once more than the
+        question has words naming it: one word, one step. "which countries border the
+        country whose capital is X" walks `borders` once, not on to the neighbours'
+        neighbours; "the neighbours of the neighbours of X" names it twice."""
+        seen: dict[StepTuple, int] = {}
+        again = []
+        for step in steps:
+            seen[step] = seen.get(step, 0) + 1
+            named = len(self.naming_positions(step[0]))
+            again.append(0 < named < seen[step])
+        return again
+
+    def asked_elsewhere(self, steps: ChainKey, joins: dict[str, list[StepTuple]]) -> frozenset[int]:
+        """The words saying what is asked that name a relation the path walks backwards
+        before its last step, and not at it: they say what the answers are, and that step
+        leaves an entity of their kind behind ("which *capitals* belong to the neighbouring
+        countries of X 's nation" walks `capital` back from X, a capital, to its nation).
+        Not a step forward: that reaches the kind it is named after, which the answers may
+        share ("which *countries* border X 's country")."""
+        last = frozenset().union(self.naming_positions(steps[-1][0]),
+                                 *(self.naming_positions(side[-1][0]) for side in joins.values() if side))
+        behind = frozenset().union(*(self.naming_positions(r) for r, forward in steps[:-1] if not forward))
+        return (behind & self.asked_at) - last
 
     def ends_at_heads_of_asked(self, steps: Sequence[StepTuple]) -> bool:
         """The question asks for what the path's last relation is named after ("which
@@ -330,7 +362,8 @@ class PathScorer:
         # returns to its start (the capital's country) names them only by walking back.
         returning = returning or [False] * len(items)
         kinds = self.kinds_reached([steps for steps, _, _ in items], from_every_end or [False] * len(items))
-        unnamed = [[not self.named(r) and not kind for (r, _), kind in zip(steps, kinds_of, strict=True)]
+        unnamed = [[(not self.named(r) and not kind) or again for (r, _), kind, again
+                    in zip(steps, kinds_of, self.named_too_few_times(steps), strict=True)]
                    for (steps, _, _), kinds_of in zip(items, kinds, strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
@@ -345,7 +378,7 @@ class PathScorer:
         skipped = self.skipped_links([(steps, at if len(at) <= most else [])
                                       for (steps, _, _), at, most in zip(items, standing, allowed, strict=True)])
         scored = []
-        for i, (steps, _, depth) in enumerate(items):
+        for i, (steps, joins, depth) in enumerate(items):
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
@@ -354,7 +387,7 @@ class PathScorer:
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
-                                                                 *kinds[i]))),
+                                                                 *kinds[i]) | self.asked_elsewhere(steps, joins))),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0])))}
