@@ -638,6 +638,22 @@ def test_the_relation_named_beside_the_topic_or_as_shared_is_the_first_step(
     assert scorer.first_relation(["directed_by", "written_by", "starred_actors", "release_year", "has_genre"]) == first
 
 
+@pytest.mark.parametrize(("question", "first"), [
+    # "of" hangs the whole possessive phrase: the topic's own noun is the first link (geo
+    # development phrasings: the capital's time zone of X itself answered)
+    ("which time zones are the capitals of X 's bordering countries in", "borders"),
+    ("name the capitals of X 's country", "country"),
+    ("name the capitals of X 's neighbours", None),  # its noun names nothing: no named first step
+    ("name the time zones of the capitals of X", "capital"),  # no possessive: what "of X" hangs from
+])
+def test_a_possessive_topic_s_own_noun_is_the_first_step(embedder: Embedder, question: str, first: str | None) -> None:
+    from agent.pog.config import ScoreWeights
+    from agent.pog.scoring import PathScorer
+
+    scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None)
+    assert scorer.first_relation(["capital", "borders", "country", "time_zone"]) == first
+
+
 @pytest.mark.parametrize(("question", "asked"), [
     ("what types are the movies written by X", ["types"]),
     ("what are the primary languages in the movies directed by X", ["primary", "languages"]),

@@ -282,8 +282,9 @@ _TOPIC_PREPOSITIONS = frozenset({"by", "of"})
 def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topic_at: int) -> str | None:
     """The relation a path's first step should walk: the one the question names as shared
     ("the films that share actors with X are directed by who": `starred_actors`, wherever
-    it stands), else the one that modifies the topic ("X *directed* movies", "*directed* by
-    X", "the *writer* of X"), else the one named nearest it. `words` are the question's
+    it stands), else the one that modifies the topic ("X 's *country*", "X *directed*
+    movies", "*directed* by X", "the *writer* of X"), else the one named nearest it; none
+    where a possessive's noun names nothing ("X 's neighbours"). `words` are the question's
     lower-case words, `naming` the positions of the words that name each relation,
     `topic_at` the topic's position. None unless two relations are named and one wins alone."""
     if sum(bool(p) for p in naming.values()) < 2:
@@ -305,6 +306,10 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
     def at(i: int) -> str:
         return words[i] if 0 <= i < len(words) else ""
 
+    # "the capitals of X 's *bordering* countries": "of" hangs the whole possessive phrase,
+    # and the relation the topic's possessive names (if any) is its first link
+    if at(topic_at + 1) == POSSESSIVE:
+        return only(named_at[topic_at + 2]) if topic_at + 2 in named_at else None
     # "X directed movies": a relation word between the topic and a noun is the topic's
     if topic_at + 1 in named_at and may_name_a_relation(at(topic_at + 2)):
         return only(named_at[topic_at + 1])
