@@ -704,3 +704,22 @@ def test_the_words_saying_what_is_asked_are_explained_by_the_last_step_only(embe
     # a step forward reaches the kind it is named after, which the answers may share
     own = scorer(embedder, "which countries border Conakry 's country", "Conakry")
     assert own.asked_elsewhere((("country", F), ("borders", F)), {}) == frozenset()
+
+
+@pytest.mark.parametrize(("middle_fit", "answers"), [(0.5, None), (0.15, ["Ada"])])
+def test_the_models_pick_of_a_chains_middle_stands_where_the_middle_is_what_is_asked(
+        middle_fit: float, answers: list[str] | None) -> None:
+    """"Which countries speak the Germanic languages, and is where X was born?" (CWQ tuning
+    part): the chain runs on from the countries to the people born there, and the model
+    names a country. Where the countries fit the asked words ("countries") clearly better
+    than the chain's end does, the chain does not override the pick (rule 5 answers with the
+    path up to it); where they fit about as well, the chain's end answers."""
+    from agent.pog.answering import _named_middle_of_chain
+
+    chain = PathCandidate(seed="Germanic", steps=[("language_family", B), ("born_in", B)], hops=[["Belgium"], ["Ada"]],
+                          text="", phase="topic", score=0.9, score_parts={"fit": 0.2})
+    middle = PathCandidate(seed="Germanic", steps=[("language_family", B)], hops=[["Belgium"]], text="",
+                           phase="topic", score=0.7, score_parts={"fit": middle_fit})
+    names = {"Belgium": "Belgium", "Ada": "Ada"}
+    found = _named_middle_of_chain(["Belgium"], [chain], [chain, middle], names, "kg", 0.05, lambda c: True)
+    assert (found and found["answers"]) == answers

@@ -16,7 +16,7 @@ from agent.pog.candidates import chains_through_topic_phrase, names_one_topic, p
 from agent.pog.constraints import superlative
 from agent.pog.context import PoGContext
 from agent.pog.memory import MASK, mask_question, masked_question
-from agent.pog.scoring import contradicted, explained, outcomposed
+from agent.pog.scoring import contradicted, explained, fits_better, outcomposed
 from agent.pog.state import AnswerReason, PathCandidate, PoGState, Source
 from prompts import render
 
@@ -73,8 +73,11 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        chain, not the answer (a longer path the question explains whole; any, where it
        chains through its topic's phrase);
     1b. `named_chain_middle` (a chain from one topic): its first name is the middle of such a
-        chain within the margin: the chain's ends; then, unless the question chains
-        through its topic's phrase, rule 5;
+        chain within the margin: the chain's ends, unless the path to the middle fits the
+        words saying what is asked clearly better than the chain's end (`scoring.fits_better`:
+        "which *countries* speak the Germanic languages ..." names countries, and the chain
+        runs on to the people born there); then, unless the question chains through its
+        topic's phrase, rule 5;
     2. `judged_value` (`sufficiency="llm"`): it judged the paths sufficient and gave a
        value no rule above placed: a kept path that holds it (a date, a number its text
        shows) answers; when none does, the answer is the model's own (`model_knowledge`,
@@ -180,6 +183,8 @@ def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: l
                 if not any(names_match(answer, names.get(e)) for e in candidate.hops[hop]):
                     continue
                 prefix = next((c for c in kept if c.key == (candidate.seed, tuple(candidate.steps[:hop + 1]))), None)
+                if prefix is not None and fits_better(prefix.score_parts, candidate.score_parts):
+                    continue  # the question asks for what the middle is: the chain ran past it
                 # not kept: ranked below too; contradicted: the question's words are against it
                 if prefix is None or candidate.score > prefix.score + margin or contradicted(prefix.score_parts):
                     named = [e for e in candidate.ends if names.get(e)]
