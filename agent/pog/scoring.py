@@ -532,8 +532,10 @@ def contradicted(parts: dict[str, float]) -> bool:
 def fits_better(parts: dict[str, float], than: dict[str, float]) -> bool:
     """Whether a path's ends fit the words saying what is asked (score parts' `fit`) by
     `FIT_MARGIN` more than another path's ends: what the graph's names say the
-    question asks for, beside what its relation words say."""
-    return parts.get("fit", 0.0) >= than.get("fit", 0.0) + FIT_MARGIN > FIT_MARGIN
+    question asks for, beside what its relation words say. A `fit` of 0 (not computed,
+    or nothing asked) says nothing."""
+    other = than.get("fit", 0.0)
+    return other > 0.0 and parts.get("fit", 0.0) >= other + FIT_MARGIN
 
 
 def explained(parts: dict[str, float]) -> bool:
