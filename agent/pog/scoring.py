@@ -430,8 +430,9 @@ class PathScorer:
              ) -> list[PathCandidate]:
         """The candidates with their scores set, best first (ties keep their order); `names`
         of their ends, for the value test (an id is its own name where none is given)."""
-        looping = [loops(c.seed, c.hops, chain_key(c.steps)) for c in candidates]
-        parts = self.score([(chain_key(c.steps), c.joins, c.depth) for c in candidates],
+        keys = [chain_key(c.steps) for c in candidates]
+        looping = [loops(c.seed, c.hops, steps) for c, steps in zip(candidates, keys, strict=True)]
+        parts = self.score([(steps, c.joins, c.depth) for c, steps in zip(candidates, keys, strict=True)],
                            [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates])
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
@@ -440,12 +441,12 @@ class PathScorer:
             p["total"] -= self.weights.loop * p["loop"] + self.weights.value * p["value"]
         outcomposed = self._outcomposed(candidates, parts)
         fits = self.end_fits(candidates, names, [p["total"] for p in parts])
-        asked_by_kind = self.siblings_asked_by_kind(candidates, parts, fits)
-        for candidate, p, asked in zip(candidates, parts, asked_by_kind, strict=True):
+        asked_by_kind = self.siblings_asked_by_kind(keys, parts, fits)
+        for steps, p, asked in zip(keys, parts, asked_by_kind, strict=True):
             if asked:
                 p["total"] += self.weights.back * p["back"] + self.weights.kind * p["kind"]
                 p["back"] = p["kind"] = 0.0
-                p["memory"] = 0.0 if self._vote_void(p) else self.prior.get(chain_key(candidate.steps), 0.0)
+                p["memory"] = 0.0 if self._vote_void(p) else self.prior.get(steps, 0.0)
                 p["total"] += self.weights.memory * p["memory"]
         for p, fit, void in zip(parts, fits, outcomposed, strict=True):
             p["fit"] = round(fit, 4)
@@ -455,7 +456,7 @@ class PathScorer:
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
 
-    def siblings_asked_by_kind(self, candidates: Sequence[PathCandidate], parts: Sequence[dict[str, float]],
+    def siblings_asked_by_kind(self, chains: Sequence[ChainKey], parts: Sequence[dict[str, float]],
                                fits: Sequence[float]) -> list[bool]:
         """Which walks back to siblings the question asks for by their kind, not by a cue
         word: "which *elements* were found by the discoverer of element number X" asks for
@@ -466,11 +467,10 @@ class PathScorer:
         for what `discovered_by` is named after), and its synthesised vote stands. The
         ends must fit the asked words by `FIT_MARGIN` more than every end that the
         question's words explain whole without walking back."""
-        chains = [chain_key(c.steps) for c in candidates]
         ending_back = [len(steps) >= 2 and reverses(steps[-2], steps[-1]) for steps in chains]
         rivals = [fit for fit, p, back in zip(fits, parts, ending_back, strict=True) if fit and not back and explained(p)]
         if not self._asked_text or not rivals:
-            return [False] * len(candidates)
+            return [False] * len(chains)
         bar = max(rivals) + FIT_MARGIN
         return [back and bool(p["back"] or p["kind"]) and fit >= bar and not self.detours(steps)
                 for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
