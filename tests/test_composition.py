@@ -16,6 +16,7 @@ from agent.pog.candidates import (
     asks_for_a_value,
     heads_a_clause,
     leaves_every_end,
+    owner_nouns,
     question_tokens,
     topic_phrase_words,
 )
@@ -723,3 +724,57 @@ def test_the_models_pick_of_a_chains_middle_stands_where_the_middle_is_what_is_a
     names = {"Belgium": "Belgium", "Ada": "Ada"}
     found = _named_middle_of_chain(["Belgium"], [chain], [chain, middle], names, "kg", 0.05, lambda c: True)
     assert (found and found["answers"]) == answers
+
+
+@pytest.mark.parametrize(("question", "nouns"), [
+    ("who wrote the requirements of X", ["requirements"]),
+    ("who wrote X 's requirements", ["requirements"]),
+    ("name the authors of the requirements of the requirements of X", ["requirements", "requirements", "authors"]),
+    ("the authors of X 's requirements", ["requirements", "authors"]),
+    ("what is the capital of the X", ["capital"]),
+    ("which packages does X require", []),
+    ("name the packages that require X", []),
+])
+def test_nouns_make_the_topic_their_owner_before_of_or_after_a_possessive(question: str, nouns: list[str]) -> None:
+    words = [w.lower() for w in question_tokens(question)]
+    assert [words[i] for i in owner_nouns(words, words.index("x"))] == nouns
+
+
+def test_a_step_walks_the_relation_an_owner_noun_names_as_the_noun_reads_it(embedder: Embedder) -> None:
+    """"the *requirements* of X" are what X requires, not the packages that require X: one
+    relation between things of one kind, walked either way, and only the words' order tells
+    (the packages tuning part: "which Python versions do the requirements of X need at
+    least" tied both ways; "the authors of the requirements of the requirements of X"
+    walked back at the second step). A noun naming a relation's heads reads it the other
+    way: "the *parts* of X" are `part_of` X."""
+    forward, backward = (("requires", F), ("author", F)), (("requires", B), ("author", F))
+    for question in ("who wrote the requirements of rich", "who wrote rich 's requirements"):
+        assert [p["way"] for p in parts(embedder, question, "rich", forward, backward)] == [0.0, 1.0]
+    assert [p["way"] for p in parts(embedder, "who wrote the packages that require rich", "rich",
+                                    forward, backward)] == [0.0, 0.0]
+    twice = parts(embedder, "name the authors of the requirements of the requirements of rich", "rich",
+                  (("requires", F), ("requires", F), ("author", F)), (("requires", F), ("requires", B), ("author", F)))
+    assert [p["way"] for p in twice] == [0.0, 1.0]
+    films = parts(embedder, "the films of the screenwriter of Night Must Fall", "Night Must Fall",
+                  (("written_by", F), ("written_by", B)))
+    assert films[0]["way"] == 0.0  # one noun, one step: the walk back to the films is no noun's
+    back_then_on = parts(embedder, "which Python versions do the requirements of croniter need at least", "croniter",
+                         (("requires", B), ("requires", F), ("minimum_python_version", F)))
+    assert back_then_on[0]["way"] == 1.0  # the first noun is the first step's
+    parts_of = parts(embedder, "what are the parts of Engine", "Engine", (("part_of", B),), (("part_of", F),))
+    assert [p["way"] for p in parts_of] == [0.0, 1.0]
+    # Freebase names `film.director.film` by its heads' type: "the director of X" walks it back
+    director = parts(embedder, "which city is the capital of the home country of the director of Alien", "Alien",
+                     (("film.director.film", B), ("people.person.nationality", F), ("location.country.capital", F)))
+    assert director[0]["way"] == 0.0
+
+
+def test_a_relation_the_graph_chains_is_walked_once_for_each_word_naming_it(embedder: Embedder) -> None:
+    """One word, one step, the other way round: "the authors of the *requirements* of the
+    *requirements* of X" walks `requires` twice, and a path walking it once leaves a word
+    unexplained (the packages tuning part's 3-hop misses). Only where the graph chains the
+    relation: a candidate walks it twice one way."""
+    question = "name the authors of the requirements of the requirements of rich"
+    once, twice = (("requires", F), ("author", F)), (("requires", F), ("requires", F), ("author", F))
+    assert [p["missing"] for p in parts(embedder, question, "rich", once, twice)] == [1.0, 0.0]
+    assert parts(embedder, question, "rich", once)[0]["missing"] == 0.0

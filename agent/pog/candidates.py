@@ -237,10 +237,28 @@ def relation_naming_words(relation: str) -> list[str]:
         words = relation_words(relation)
     else:
         parts = relation.replace("/", ".").split(".")
-        repeats = len(parts) >= 3 and parts[-1] in parts[:-1] and parts[-2] != parts[-1]
-        words = " ".join(relation_words(p) for p in parts[-2 if repeats else -1:])
-    naming = [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+        words = " ".join(relation_words(p) for p in parts[-2 if _repeats_its_type(parts) else -1:])
+    naming = _naming(words)
     return naming + list(DESCRIBING_WORDS) if describes_its_head(relation) else naming
+
+
+def _repeats_its_type(parts: Sequence[str]) -> bool:
+    return len(parts) >= 3 and parts[-1] in parts[:-1] and parts[-2] != parts[-1]
+
+
+def _naming(words: str) -> list[str]:
+    return [w for w in _WORD.findall(words.lower()) if len(w) >= 4 and w not in _FUNCTION_WORDS]
+
+
+def head_naming_words(relation: str) -> list[str]:
+    """The words of a relation that name what its heads are to its tails, not the other way
+    round: a Freebase type its property repeats (`film.director.film`: the director's
+    films; "director" names the heads) and a whole name ending in "of" (`part_of`: "part")."""
+    words = relation_words(relation)
+    if words.split()[-1:] == ["of"]:
+        return _naming(words)
+    parts = relation.replace("/", ".").split(".")
+    return _naming(relation_words(parts[-2])) if "://" not in relation and _repeats_its_type(parts) else []
 
 
 def question_tokens(question: str) -> list[str]:
@@ -343,6 +361,35 @@ def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     else:
         return frozenset()
     return frozenset({noun}) if may_name_a_relation(words[noun]) else frozenset()
+
+
+def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
+    """Where the nouns stand that make the topic, or the noun phrase around it, their owner,
+    nearest the topic first: "X 's *requirements* 's *authors*", "the *authors* of the
+    *requirements* of X", "the *capital* of the X". The first names the path's first step,
+    the next its second, and each relation such a noun names is walked from its owner
+    forwards (`walks_owner_way`)."""
+    found = []
+    at = topic_at
+    while at + 2 < len(words) and words[at + 1] == POSSESSIVE and may_name_a_relation(words[at + 2]):
+        at += 2
+        found.append(at)
+    at = topic_at
+    while True:
+        of = at - 1 - (at >= 1 and words[at - 1] == "the")
+        if not (of >= 1 and words[of] == "of" and may_name_a_relation(words[of - 1])):
+            return tuple(found)
+        at = of - 1
+        found.append(at)
+
+
+def walks_owner_way(relation: str, forward: bool, noun: str) -> bool:
+    """Whether a step walks `relation` from the owner of `noun`, a word naming it: forwards,
+    as relations are named after what their tails are to their heads ("the *requirements*
+    of X": X `requires` them; "the *director* of X": X `directed_by` them), backwards where
+    the noun names the heads (`head_naming_words`: "the *parts* of X" are `part_of` X, "the
+    *director* of X" is `film.director.film`'s head)."""
+    return forward != word_names_relation(noun, head_naming_words(relation))
 
 
 def names_one_topic(question: str, mask: str) -> bool:

@@ -44,6 +44,10 @@ class ScoreWeights(BaseModel):
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "
                          "sentence embeddings hardly see order, and 'the release years of the films that share "
                          "directors with X' matched release_year, back, directed_by as well as the right path.")
+    way: float = Field(default=0.1, description="Penalty per step that walks a relation against the way an owner "
+                       "noun naming it reads it ('the *requirements* of X' are what X requires, not what requires X; "
+                       "'the *parts* of X' are `part_of` X): where a relation joins things of one kind, only the "
+                       "words' order tells its direction.")
     synonym: float = Field(default=0.75, ge=0.0, le=1.0, description="How alike (cosine of the word embeddings) a "
                            "question word and a word of a relation must be for the word to name the relation, where "
                            "the letters do not ('wrote' names `written_by` at 0.89; 'films' is 0.64 from 'actors', "
@@ -76,8 +80,8 @@ Preset = Literal["small", "paper"]
 # their own evidence (7B and up, hosted APIs): its fuzzy selection is embedding similarity
 # alone (none of the small model's structural terms) and the model's pick of a kept path
 # answers wherever that path ranks (a margin no two scores are apart by).
-_PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "skipped": 0.0, "first": 0.0, "middle": 0.0,
-                  "kind": 0.0, "loop": 0.0, "back": 0.0, "value": 0.0, "fit": 0.0}
+_PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "skipped": 0.0, "first": 0.0, "way": 0.0,
+                  "middle": 0.0, "kind": 0.0, "loop": 0.0, "back": 0.0, "value": 0.0, "fit": 0.0}
 PRESETS: dict[str, dict[str, object]] = {
     "small": {
         "analysis": "when_needed", "strategy": "fuzzy", "start_depth": "structure", "supplement_search": "path_ends",

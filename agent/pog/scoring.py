@@ -19,7 +19,9 @@
                            ("X 's country") when the question asks for something else]
           - w.missing   * words of the question that name a relation (among the candidates') where the
                           path walks none of the relations they name; for the words saying what
-                          is asked, where it walks it backwards but not last (`asked_elsewhere`)
+                          is asked, where it walks it backwards but not last (`asked_elsewhere`);
+                          and words naming a relation the graph chains beyond the path's walks
+                          of it (`walked_too_few_times`)
           - w.skipped   * relational nouns of the question that name no relation ("the *neighbours*
                           of") which another candidate has an unnamed step for, walking this
                           path's steps otherwise: this path skips those links of the chain
@@ -27,6 +29,8 @@
                            topic, or as what the topic shares (`paths.topic_relation`); or the
                            topic's own phrase names no relation ("X 's *neighbours*") and the
                            first step is one the question names elsewhere]
+          - w.way       * steps walking a relation against the way the nouns naming it read it:
+                          "the *requirements* of X" are what X requires (`against_owner_nouns`)
           - w.kind      * [the question asks for what the last relation is named after, and the path
                            walks it backwards, to its heads]
           - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
@@ -64,12 +68,14 @@ from agent.pog.candidates import (
     leaves_every_end,
     may_name_a_relation,
     named_depth,
+    owner_nouns,
     question_tokens,
     relation_naming_words,
     reverses,
     sibling_mismatch,
     topic_phrase_words,
     topic_relation,
+    walks_owner_way,
     word_names_relation,
 )
 from agent.pog.config import ScoreWeights
@@ -108,6 +114,7 @@ class PathScorer:
         # What the topic's own phrase makes of it ("X 's country"), and where the question
         # says what it asks for beyond that ("what *currency* ... X 's country").
         self.topic_phrase = topic_phrase_words(self.words, self.topic_at) if self.topic_at is not None else frozenset()
+        self.owner_nouns = owner_nouns(self.words, self.topic_at) if self.topic_at is not None else ()
         asked = set(asked_words(question))
         self.asked_at = frozenset(i for i, w in enumerate(self.words) if w in asked) - self.topic_phrase
         self._naming: dict[str, frozenset[int]] = {}
@@ -239,6 +246,30 @@ class PathScorer:
             cores.append(core)
             most[core] = max(most.get(core, 0), len(at))
         return [most[core] - len(at) for core, (_, at) in zip(cores, items, strict=True)]
+
+    def against_owner_nouns(self, steps: ChainKey) -> int:
+        """Steps that walk the relation their owner noun names (`candidates.owner_nouns`: the
+        first noun from the topic for the first step, the second for the second) against the
+        way it reads it (`candidates.walks_owner_way`): "the authors of the *requirements* of
+        the *requirements* of X" are the authors of what what X requires requires, not of what
+        requires it. A step no noun stands for is free: "the films of the *screenwriter* of X"
+        walks `written_by` forwards to the screenwriter, then back to the films, and "films"
+        names nothing. Which way a relation is walked matters where its heads and tails are of
+        one kind (packages that require packages, parts of parts), and only the words' order
+        tells."""
+        return sum(1 for noun, (relation, forward) in zip(self.owner_nouns, steps)
+                   if noun in self.naming_positions(relation) and not walks_owner_way(relation, forward, self.words[noun]))
+
+    def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
+        """Words naming a relation the graph chains that the path leaves unexplained: one
+        word, one step, so "the authors of the *requirements* of the *requirements* of X"
+        walks `requires` twice. Not the asked word ("which *countries* border the *country*
+        ..."), and not a relation the graph does not chain, whose second naming asks to walk
+        back (`named_twice`)."""
+        walks: dict[str, int] = {}
+        for relation, _ in steps:
+            walks[relation] = walks.get(relation, 0) + 1
+        return sum(max(0, len(self.naming_positions(r) - self.asked_at) - n) for r, n in walks.items() if r in chained)
 
     def named_too_few_times(self, steps: ChainKey) -> list[bool]:
         """For each step, whether it walks a relation the same way once more than the
@@ -387,17 +418,20 @@ class PathScorer:
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
-                                                                 *kinds[i]) | self.asked_elsewhere(steps, joins))),
+                                                                 *kinds[i]) | self.asked_elsewhere(steps, joins))
+                                      + self.walked_too_few_times(steps, chained)),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
-                                    or (topic_spare and self.named(steps[0][0])))}
+                                    or (topic_spare and self.named(steps[0][0]))),
+                     "way": float(self.against_owner_nouns(steps))}
             if self._vote_void(parts):
                 parts["memory"] = 0.0
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
                               - w.back * parts["back"] - w.unnamed * parts["unnamed"] - w.missing * parts["missing"]
                               - w.skipped * parts["skipped"]
-                              - w.first * parts["first"] - w.middle * parts["middle"] - w.kind * parts["kind"])
+                              - w.first * parts["first"] - w.way * parts["way"] - w.middle * parts["middle"]
+                              - w.kind * parts["kind"])
             scored.append({k: round(v, 4) for k, v in parts.items()})
         return scored
 
@@ -515,7 +549,7 @@ class PathScorer:
         return [groups[i] for i in order[:keep]]
 
 
-_CONTRADICTIONS = ("back", "middle", "kind", "first", "loop", "value", "skipped")
+_CONTRADICTIONS = ("back", "middle", "kind", "first", "way", "loop", "value", "skipped")
 FIT_CANDIDATES = 20  # candidates whose ends' names are embedded for `fit`, the best first
 # How much better one path's ends must fit the asked words than another's for that to decide
 # (`siblings_asked_by_kind`, `fits_better`; elements development phrasings: the discoverer's
