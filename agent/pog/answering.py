@@ -63,8 +63,9 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     1. `named_path_end`: a name it gives ends a kept path whose score is within
        `answer_margin` of the best path so far (phase 1's best included), or, with a
        synthesised memory, a kept path as deep as the best that is within the margin by
-       every term but the memory's vote: that entity first, then the rest of the path's
-       ends. Where the question's words explain the best path whole (`scoring.explained`),
+       every term but the memory's vote, or any kept path that ends at a number or a date
+       where the question asks for one and the best path does not: that entity first,
+       then the rest of the path's ends. Where the question's words explain the best path whole (`scoring.explained`),
        a path they count against is not eligible, nor a shorter one that leaves a word
        naming a relation unexplained (`scoring.outcomposed`: the question composes more
        than it walks). For a chain from one topic ("the currency of X 's country",
@@ -116,6 +117,11 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     eligible = [c for c in kept if c.score >= best.score - config.answer_margin]
     if ctx.synthetic_memory:
         eligible += _close_but_for_the_vote(kept, best, config.weights.synthetic_memory, config.answer_margin, eligible)
+    # A best path that ends at no number or date where the question asks for one (`value`)
+    # keeps no margin over the kept paths that do: "the currency used in X has how many
+    # decimal places" is the currency's minor units, which the model names.
+    if best.score_parts.get("value"):
+        eligible += [c for c in kept if not c.score_parts.get("value") and c not in eligible]
     # Within the margin the model's pick decides, but not for a path the question's own
     # words count against when they explain the best path whole ("which elements were
     # discovered by the person who discovered X": the path that never walks back ends at

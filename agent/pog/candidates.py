@@ -383,6 +383,29 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
         found.append(at)
 
 
+def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
+    """Where the word stands that the topic is the subject or agent of, and True ("the
+    packages X *requires*", "what does X *require*", "*required* by X"), or the object of,
+    and False ("the packages that *require* X"); None where neither is beside it."""
+    after = topic_at + 1
+    if after < len(words) and words[after] != POSSESSIVE and may_name_a_relation(words[after]):
+        return after, True
+    if topic_at >= 2 and words[topic_at - 1] == "by":
+        return topic_at - 2, True
+    before = topic_at - 1 - (topic_at >= 1 and words[topic_at - 1] == "the")
+    if before >= 0 and may_name_a_relation(words[before]):
+        return before, False
+    return None
+
+
+def walks_verb_way(relation: str, forward: bool, subject: bool) -> bool:
+    """Whether a step walks `relation` from the subject of the verb naming it forwards, and
+    from its object backwards ("X *requires* them": forwards; "the packages that *require*
+    X": backwards); the other way for a relation named in the passive (`directed_by`)."""
+    passive = relation_words(relation).split()[-1:] == ["by"] or relation.endswith("by")
+    return forward == (subject != passive)
+
+
 def walks_owner_way(relation: str, forward: bool, noun: str) -> bool:
     """Whether a step walks `relation` from the owner of `noun`, a word naming it: forwards,
     as relations are named after what their tails are to their heads ("the *requirements*

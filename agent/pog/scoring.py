@@ -30,7 +30,7 @@
                            topic's own phrase names no relation ("X 's *neighbours*") and the
                            first step is one the question names elsewhere]
           - w.way       * steps walking a relation against the way the nouns naming it read it:
-                          "the *requirements* of X" are what X requires (`against_owner_nouns`)
+                          "the *requirements* of X" are what X requires (`against_word_order`)
           - w.kind      * [the question asks for what the last relation is named after, and the path
                            walks it backwards, to its heads]
           - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
@@ -51,7 +51,7 @@ the vectors of relation sequences are shared (and cached) across questions.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import combinations, pairwise
 
 import numpy as np
@@ -75,7 +75,9 @@ from agent.pog.candidates import (
     sibling_mismatch,
     topic_phrase_words,
     topic_relation,
+    topic_verb,
     walks_owner_way,
+    walks_verb_way,
     word_names_relation,
 )
 from agent.pog.config import ScoreWeights
@@ -115,6 +117,7 @@ class PathScorer:
         # says what it asks for beyond that ("what *currency* ... X 's country").
         self.topic_phrase = topic_phrase_words(self.words, self.topic_at) if self.topic_at is not None else frozenset()
         self.owner_nouns = owner_nouns(self.words, self.topic_at) if self.topic_at is not None else ()
+        self.topic_verb = topic_verb(self.words, self.topic_at) if self.topic_at is not None else None
         asked = set(asked_words(question))
         self.asked_at = frozenset(i for i, w in enumerate(self.words) if w in asked) - self.topic_phrase
         self._naming: dict[str, frozenset[int]] = {}
@@ -247,29 +250,41 @@ class PathScorer:
             most[core] = max(most.get(core, 0), len(at))
         return [most[core] - len(at) for core, (_, at) in zip(cores, items, strict=True)]
 
-    def against_owner_nouns(self, steps: ChainKey) -> int:
-        """Steps that walk the relation their owner noun names (`candidates.owner_nouns`: the
-        first noun from the topic for the first step, the second for the second) against the
-        way it reads it (`candidates.walks_owner_way`): "the authors of the *requirements* of
-        the *requirements* of X" are the authors of what what X requires requires, not of what
+    def against_word_order(self, steps: ChainKey, chained: set[str], symmetric: Collection[str] = ()) -> int:
+        """Steps that walk a relation against the way the question's word order reads it.
+        The relation an owner noun names (`candidates.owner_nouns`: the first noun from the
+        topic for the first step, the second for the second) is walked from its owner
+        (`candidates.walks_owner_way`): "the authors of the *requirements* of the
+        *requirements* of X" are the authors of what what X requires requires, not of what
         requires it. A step no noun stands for is free: "the films of the *screenwriter* of X"
-        walks `written_by` forwards to the screenwriter, then back to the films, and "films"
-        names nothing. Which way a relation is walked matters where its heads and tails are of
-        one kind (packages that require packages, parts of parts), and only the words' order
-        tells."""
-        return sum(1 for noun, (relation, forward) in zip(self.owner_nouns, steps)
-                   if noun in self.naming_positions(relation) and not walks_owner_way(relation, forward, self.words[noun]))
+        walks `written_by` forwards to the screenwriter, then back to the films. Where no
+        noun names the first step, the verb beside the topic does, for a relation the graph
+        chains (`chained`: between things of one kind, walked either way), from its subject
+        or its object (`candidates.walks_verb_way`): "the packages X *requires*", "the
+        packages that *require* X". Which way such a relation is walked only the words'
+        order tells; none, where it reaches the same entities either way (`symmetric`: "the
+        countries *bordering* X")."""
+        against = sum(1 for noun, (relation, forward) in zip(self.owner_nouns, steps)
+                      if noun in self.naming_positions(relation) and relation not in symmetric
+                      and not walks_owner_way(relation, forward, self.words[noun]))
+        if not self.owner_nouns and self.topic_verb is not None:
+            (relation, forward), (verb, subject) = steps[0], self.topic_verb
+            against += (relation in chained and relation not in symmetric and verb in self.naming_positions(relation)
+                        and not walks_verb_way(relation, forward, subject))
+        return against
 
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one
         word, one step, so "the authors of the *requirements* of the *requirements* of X"
         walks `requires` twice. Not the asked word ("which *countries* border the *country*
-        ..."), and not a relation the graph does not chain, whose second naming asks to walk
-        back (`named_twice`)."""
+        ..."), unless it is an owner noun ("name the *requirements* of X 's requirements"),
+        and not a relation the graph does not chain, whose second naming asks to walk back
+        (`named_twice`)."""
         walks: dict[str, int] = {}
         for relation, _ in steps:
             walks[relation] = walks.get(relation, 0) + 1
-        return sum(max(0, len(self.naming_positions(r) - self.asked_at) - n) for r, n in walks.items() if r in chained)
+        kinds_only = self.asked_at.difference(self.owner_nouns)
+        return sum(max(0, len(self.naming_positions(r) - kinds_only) - n) for r, n in walks.items() if r in chained)
 
     def named_too_few_times(self, steps: ChainKey) -> list[bool]:
         """For each step, whether it walks a relation the same way once more than the
@@ -364,11 +379,12 @@ class PathScorer:
                    state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
-              returning: Sequence[bool] | None = None, from_every_end: Sequence[bool] | None = None
-              ) -> list[dict[str, float]]:
+              returning: Sequence[bool] | None = None, from_every_end: Sequence[bool] | None = None,
+              symmetric: Collection[str] = ()) -> list[dict[str, float]]:
         """Score parts of each (relation sequence, joins, depth), with their weighted sum as
-        "total"; `returning`, where known, says which paths end where they have been, and
-        `from_every_end` whose last step leaves from every end of the hop before."""
+        "total"; `returning`, where known, says which paths end where they have been,
+        `from_every_end` whose last step leaves from every end of the hop before, and
+        `symmetric` which relations reach the same entities from the topic either way."""
         if not items:
             return []
         vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
@@ -399,7 +415,7 @@ class PathScorer:
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.
-        chained = {a[0] for steps, _, _ in items for a, b in pairwise(steps) if a == b}
+        chained = chained_relations(steps for steps, _, _ in items)
         siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
         # (none where a path as long names every step): a path that walks another's steps
@@ -423,7 +439,7 @@ class PathScorer:
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),
-                     "way": float(self.against_owner_nouns(steps))}
+                     "way": float(self.against_word_order(steps, chained, symmetric))}
             if self._vote_void(parts):
                 parts["memory"] = 0.0
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
@@ -467,7 +483,9 @@ class PathScorer:
         keys = [chain_key(c.steps) for c in candidates]
         looping = [loops(c.seed, c.hops, steps) for c, steps in zip(candidates, keys, strict=True)]
         parts = self.score([(steps, c.joins, c.depth) for c, steps in zip(candidates, keys, strict=True)],
-                           [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates])
+                           [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates],
+                           symmetric_relations((c.seed, steps[0], c.hops[0]) for c, steps in zip(candidates, keys,
+                                                                                                strict=True) if c.hops))
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
@@ -500,14 +518,18 @@ class PathScorer:
         what its ends are, where "name the elements *discovered* by ..." reads as asking
         for what `discovered_by` is named after), and its synthesised vote stands. The
         ends must fit the asked words by `FIT_MARGIN` more than every end that the
-        question's words explain whole without walking back."""
+        question's words explain whole without walking back. Not a walk back along a
+        relation the graph chains: its heads and tails are of one kind, so its siblings are
+        what every other end is, and a closer fit of their names is noise (a package's
+        dependents against its dependencies' dependencies)."""
+        chained = chained_relations(chains)
         ending_back = [len(steps) >= 2 and reverses(steps[-2], steps[-1]) for steps in chains]
         rivals = [fit for fit, p, back in zip(fits, parts, ending_back, strict=True) if fit and not back and explained(p)]
         if not self._asked_text or not rivals:
             return [False] * len(chains)
         bar = max(rivals) + FIT_MARGIN
         return [back and bool(p["back"] or p["kind"]) and fit >= bar and not self.detours(steps)
-                for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
+                and steps[-1][0] not in chained for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
 
     def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None], totals: Sequence[float],
                  shown: int = 3) -> list[float]:
@@ -543,10 +565,26 @@ class PathScorer:
         looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
         # Only a backward last step tells what reaches the ends before it (`kinds_reached`).
         every_end = [not g.chain[-1].forward and leaves_every_end(g) for g in groups]
-        parts = self.score(items, [returns(g.seed, g.hops) for g in groups], every_end)
+        parts = self.score(items, [returns(g.seed, g.hops) for g in groups], every_end,
+                           symmetric_relations((g.seed, (g.chain[0].relation, g.chain[0].forward), g.hops[0])
+                                               for g in groups if g.chain))
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
+
+def symmetric_relations(first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
+    """Of (topic, first step, the entities it reaches), the relations a topic walks both ways
+    to the same entities (`borders`, stored both ways): which way one is walked says nothing."""
+    reached = {(seed, (str(relation), bool(forward))): frozenset(hop) for seed, (relation, forward), hop in first_steps}
+    return {relation for (seed, (relation, forward)), ends in reached.items()
+            if forward and reached.get((seed, (relation, False))) == ends}
+
+
+def chained_relations(chains: Iterable[ChainKey]) -> set[str]:
+    """The relations the graph chains: some candidate walks one twice the same way in a row
+    (its tails are its heads: a requirement's requirement, a neighbour's neighbour)."""
+    return {a[0] for steps in chains for a, b in pairwise(steps) if a == b}
 
 
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "way", "loop", "value", "skipped")
@@ -601,12 +639,14 @@ def loops(seed: str, hops: Sequence[Iterable[str]], steps: Sequence[StepTuple] =
     the middle of the chain. Not one whose last step walks the one before it back: it ends
     among its middle's siblings (`sibling_mismatch` judges those), even where the middle has
     no sibling but itself (Thallium's discoverer discovered nothing else); unless it walked
-    that way before (r, r⁻¹, r), or ends at its start."""
+    that way before (r, r⁻¹, r), or ends at its start. Nor one that walks one relation the
+    same way twice: a requirement's requirement may be a requirement too, and is still one."""
     if not returns(seed, hops):
         return False
     closes_sibling_walk = (len(steps) >= 2 and reverses(steps[-2], steps[-1])
                            and (len(steps) < 3 or steps[-3] != steps[-1]))
-    return not closes_sibling_walk or set(hops[-1]) <= {seed}
+    chains_on = len(steps) >= 2 and steps[-2] == steps[-1]
+    return not (closes_sibling_walk or chains_on) or set(hops[-1]) <= {seed}
 
 
 def is_value(name: str) -> bool:

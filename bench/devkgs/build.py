@@ -616,6 +616,24 @@ LANGUAGES_3HOP_ALT = rephrased(LANGUAGES_3HOP, {
         "which way are the official languages of the homeland of {X} written",
     ),
 })
+# Drafted on 2026-11-29 with the packages KG, before the agent answered any of them: the
+# 2-hop chains in other phrasings, where the report parts scored lowest.
+LANGUAGES_2HOP_ALT = rephrased(LANGUAGES_2HOP, {
+    "country-official-script": ("what writing system is used for the official language of {X}",
+                                "the official language of {X} is written in what script"),
+    "language-home-currency": ("which currency does the home country of {X} use",
+                               "what is the currency of {X} 's home country"),
+    "language-official-currency": ("what currencies do the countries with {X} as an official language use",
+                                   "name the money used where {X} is an official language"),
+    "country-currency-units": ("how many minor units has the currency of {X}",
+                               "the currency used in {X} has how many decimal places"),
+    "script-languages-countries": ("in which countries is an official language written in the {X}",
+                                   "which countries use an official language that is written in the {X}"),
+    "language-home-zone": ("which time zones are in the country {X} comes from",
+                           "what are the time zones of {X} 's home country"),
+    "country-official-direction": ("what is the writing direction of the official language of {X}",
+                                   "which way is {X} 's official language written"),
+})
 LANGUAGES_CONJ_ALT = rephrased(LANGUAGES_CONJ, {
     "official-and-currency": (
         "which country uses the {Y} and has {X} as an official language",
@@ -766,6 +784,24 @@ PACKAGES_3HOP = [
     Chain("dependency-dependency-topic", (("requires", F), ("requires", F), ("topic", F)),
           ("what topics do the dependencies of {X} 's dependencies cover",)),
 ]
+PACKAGES_2HOP_ALT = rephrased(PACKAGES_2HOP, {  # drafted with LANGUAGES_2HOP_ALT, before any run
+    "dependency-license": ("which licences cover the packages {X} requires",
+                           "what are the licenses of the packages required by {X}"),
+    "dependency-author": ("who are the authors of the packages {X} requires",
+                          "name the author of each requirement of {X}"),
+    "dependent-author": ("who wrote the packages that require {X}",
+                         "the authors of packages requiring {X}"),
+    "dependency-python": ("what is the minimum Python version of the packages {X} requires",
+                          "the minimum python versions of {X} 's requirements"),
+    "author-topics": ("which topics are the packages by {X} about",
+                      "name the topics of {X} 's packages"),
+    "dependency-dependencies": ("what do the packages required by {X} require",
+                                "name the requirements of {X} 's requirements"),
+    "author-dependencies": ("which packages are required by the packages of {X}",
+                            "name the requirements of the packages {X} wrote"),
+    "dependent-audience": ("what is the intended audience of the packages requiring {X}",
+                           "the audiences of the packages that require {X}"),
+})
 PACKAGES_CONJ = [
     Conjunction("requires-both", (("requires", B),), (("requires", B),),
                 ("which packages depend on both {X} and {Y}",
@@ -912,9 +948,10 @@ KGS = {
     "elements": (elements_kg, {"1hop": ELEMENTS_1HOP, "2hop": ELEMENTS_2HOP, "3hop": ELEMENTS_3HOP,
                                "3hop-alt": ELEMENTS_3HOP_ALT}, {"conj": ELEMENTS_CONJ, "conj-alt": ELEMENTS_CONJ_ALT}),
     "languages": (languages_kg, {"1hop": LANGUAGES_1HOP, "2hop": LANGUAGES_2HOP, "3hop": LANGUAGES_3HOP,
-                                 "3hop-alt": LANGUAGES_3HOP_ALT}, {"conj": LANGUAGES_CONJ, "conj-alt": LANGUAGES_CONJ_ALT}),
-    "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP},
-                 {"conj": PACKAGES_CONJ}),
+                                 "2hop-alt": LANGUAGES_2HOP_ALT, "3hop-alt": LANGUAGES_3HOP_ALT},
+                  {"conj": LANGUAGES_CONJ, "conj-alt": LANGUAGES_CONJ_ALT}),
+    "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP,
+                               "2hop-alt": PACKAGES_2HOP_ALT}, {"conj": PACKAGES_CONJ}),
 }
 
 
