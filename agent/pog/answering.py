@@ -65,8 +65,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        synthesised memory, a kept path as deep as the best that is within the margin by
        every term but the memory's vote, or any kept path that ends at a number or a date
        where the question asks for one and the best path does not: that entity first,
-       then the rest of the path's ends. Where the question's words explain the best path whole (`scoring.explained`),
-       a path they count against is not eligible, nor a shorter one that leaves a word
+       then the rest of the path's ends. Where the question's words explain the best path
+       whole (`scoring.explained`), a path they count against is not eligible, nor a shorter one that leaves a word
        naming a relation unexplained (`scoring.outcomposed`: the question composes more
        than it walks). For a chain from one topic ("the currency of X 's country",
        `candidates.names_one_topic`), a path that is the start of a longer kept path ranked

@@ -44,10 +44,11 @@ class ScoreWeights(BaseModel):
                          "question names next to its topic, or as what the topic shares (paths.topic_relation): "
                          "sentence embeddings hardly see order, and 'the release years of the films that share "
                          "directors with X' matched release_year, back, directed_by as well as the right path.")
-    way: float = Field(default=0.1, description="Penalty per step that walks a relation against the way an owner "
-                       "noun naming it reads it ('the *requirements* of X' are what X requires, not what requires X; "
-                       "'the *parts* of X' are `part_of` X): where a relation joins things of one kind, only the "
-                       "words' order tells its direction.")
+    way: float = Field(default=0.1, description="Penalty per step that walks a relation against the way the word "
+                       "naming it reads it: an owner noun ('the *requirements* of X' are what X requires, not what "
+                       "requires X; 'the *parts* of X' are `part_of` X), or the verb beside the topic ('the packages "
+                       "that *require* X'): where a relation joins things of one kind, only the words' order tells "
+                       "its direction.")
     synonym: float = Field(default=0.75, ge=0.0, le=1.0, description="How alike (cosine of the word embeddings) a "
                            "question word and a word of a relation must be for the word to name the relation, where "
                            "the letters do not ('wrote' names `written_by` at 0.89; 'films' is 0.64 from 'actors', "

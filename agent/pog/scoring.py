@@ -29,8 +29,9 @@
                            topic, or as what the topic shares (`paths.topic_relation`); or the
                            topic's own phrase names no relation ("X 's *neighbours*") and the
                            first step is one the question names elsewhere]
-          - w.way       * steps walking a relation against the way the nouns naming it read it:
-                          "the *requirements* of X" are what X requires (`against_word_order`)
+          - w.way       * steps walking a relation against the way the word naming it reads it,
+                          an owner noun or the verb beside the topic: "the *requirements* of X"
+                          are what X requires (`against_word_order`)
           - w.kind      * [the question asks for what the last relation is named after, and the path
                            walks it backwards, to its heads]
           - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
@@ -482,10 +483,11 @@ class PathScorer:
         of their ends, for the value test (an id is its own name where none is given)."""
         keys = [chain_key(c.steps) for c in candidates]
         looping = [loops(c.seed, c.hops, steps) for c, steps in zip(candidates, keys, strict=True)]
+        symmetric = symmetric_relations((c.seed, steps[0], c.hops[0])
+                                        for c, steps in zip(candidates, keys, strict=True) if c.hops)
         parts = self.score([(steps, c.joins, c.depth) for c, steps in zip(candidates, keys, strict=True)],
                            [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates],
-                           symmetric_relations((c.seed, steps[0], c.hops[0]) for c, steps in zip(candidates, keys,
-                                                                                                strict=True) if c.hops))
+                           symmetric)
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
@@ -529,7 +531,8 @@ class PathScorer:
             return [False] * len(chains)
         bar = max(rivals) + FIT_MARGIN
         return [back and bool(p["back"] or p["kind"]) and fit >= bar and not self.detours(steps)
-                and steps[-1][0] not in chained for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
+                and steps[-1][0] not in chained
+                for steps, p, fit, back in zip(chains, parts, fits, ending_back, strict=True)]
 
     def end_fits(self, candidates: Sequence[PathCandidate], names: dict[str, str | None], totals: Sequence[float],
                  shown: int = 3) -> list[float]:
