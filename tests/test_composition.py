@@ -883,19 +883,3 @@ def test_a_relation_reaching_the_same_entities_either_way_has_no_direction(embed
 
     assert ways(["Saudi Arabia"]) == [0.0, 0.0]
     assert ways(["Bahrain"]) == [0.0, 1.0]  # (borders B) first, then (borders F): the object's way is back
-
-
-def test_a_synthesised_memory_that_says_a_sequence_ends_at_the_asked_kind_names_its_last_step(
-        embedder: Embedder) -> None:
-    """"name the *people* whose packages require X": no word names `author`, but the
-    synthesised memory calls `author`'s tails "people" (packages tuning part: the packages,
-    one step short, answered by 0.01). The asked word names that sequence's last step."""
-    path = (("requires", B), ("author", F))
-    question = mask_question("name the people whose packages require redis", ["redis"])
-
-    def unnamed(as_asked: bool) -> float:
-        prior = [PriorChain(steps=list(path), weight=0.78, depth=2, ends_as_asked=as_asked)]
-        scorer = PathScorer(embedder, ScoreWeights(), question, None, prior, None, synthetic_prior=True)
-        return scorer.score([(path, {}, 2)])[0]["unnamed"]
-
-    assert (unnamed(True), unnamed(False)) == (0.0, 1.0)

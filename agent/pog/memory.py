@@ -289,8 +289,7 @@ class PathMemory:
                         best[chain] = scored
         for chain in self._asks_for_another_kind(question, best):
             best[chain] -= SYNTHETIC_KIND_PENALTY
-        elsewhere, as_asked = self._ending_elsewhere(question, best)
-        for chain in elsewhere:
+        for chain in self._ending_elsewhere(question, best):
             del best[chain]
         for chain in best:
             if first_relation is not None and chain[0][0] != first_relation:
@@ -299,8 +298,7 @@ class PathMemory:
         shares = {chain: math.exp((score - top) / SYNTHETIC_TEMPERATURE) for chain, score in best.items()}
         total = sum(shares.values())
         ranked = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))  # ties by sequence, as in `prior`
-        return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key],
-                           ends_as_asked=key in as_asked)
+        return [PriorChain(steps=list(key), weight=round(w / total, 4), depth=self.depths[key])
                 for key, w in ranked if w / total >= 1e-4]
 
     def _asks_for_another_kind(self, question: str, chains: Collection[ChainKey]) -> set[ChainKey]:
@@ -318,21 +316,18 @@ class PathMemory:
         return {c for c in chains if self.asks_for.get(c, frozenset()) & named_only
                 and not self.asks_for[c] & answers_it}
 
-    def _ending_elsewhere(self, question: str, chains: Collection[ChainKey]) -> tuple[set[ChainKey], set[ChainKey]]:
+    def _ending_elsewhere(self, question: str, chains: Collection[ChainKey]) -> set[ChainKey]:
         """The sequences that end at another kind of thing than the question asks for,
-        when some sequence ends at that kind ("which *elements* come from the places where X
-        made discoveries" is not answered by the places, however alike "where did the
-        elements X discovered come from" reads), and those that end at it. The kinds are
-        the graph's, named at synthesis (`MemoryEntry.ends`); a sequence whose ends have no
-        name is in neither."""
+        when some sequence ends at that kind: "which *elements* come from the places
+        where X made discoveries" is not answered by the places, however alike "where did
+        the elements X discovered come from" reads. The kinds are the graph's, named at
+        synthesis (`MemoryEntry.ends`); a sequence whose ends have no name stays."""
         asked = asked_words(question)
         kinds = sorted({self.ends[c] for c in chains if c in self.ends})
         if not asked or not kinds:
-            return set(), set()
+            return set()
         answering = self._alike(kinds, asked)
-        named = {c for c in chains if c in self.ends}
-        as_asked = {c for c in named if self.ends[c] in answering}
-        return (named - as_asked if answering else set()), as_asked
+        return {c for c in chains if c in self.ends and self.ends[c] not in answering} if answering else set()
 
     def _alike(self, kinds: list[str], words: list[str]) -> set[str]:
         """The kind words that are the same word as one of `words` (`ALIKE_WORDS`)."""

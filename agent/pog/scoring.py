@@ -107,9 +107,6 @@ class PathScorer:
         self.question_vector = vectors[0]
         self.indicator_vector = vectors[1] if indicator else None
         self.prior = {chain_key(p.steps): p.weight for p in prior}
-        # The sequences a synthesised memory says end at what the question asks for: the
-        # asked word names their last step, as a kind word names the relation it reaches.
-        self.ends_as_asked = {chain_key(p.steps) for p in prior if p.ends_as_asked}
         self.asks_for_siblings = asks_for_siblings(question)
         self.asks_for_value = asks_for_a_value(question)
         tokens = question_tokens(question)
@@ -413,9 +410,8 @@ class PathScorer:
         # returns to its start (the capital's country) names them only by walking back.
         returning = returning or [False] * len(items)
         kinds = self.kinds_reached([steps for steps, _, _ in items], from_every_end or [False] * len(items))
-        unnamed = [[(not self.named(r) and not kind and not (last and steps in self.ends_as_asked)) or again
-                    for (r, _), kind, again, last in zip(steps, kinds_of, self.named_too_few_times(steps),
-                                                         [i == len(steps) - 1 for i in range(len(steps))], strict=True)]
+        unnamed = [[(not self.named(r) and not kind) or again for (r, _), kind, again
+                    in zip(steps, kinds_of, self.named_too_few_times(steps), strict=True)]
                    for (steps, _, _), kinds_of in zip(items, kinds, strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}

@@ -74,9 +74,6 @@ class PriorChain(BaseModel):
     steps: list[StepTuple]
     weight: float
     depth: int
-    # A synthesised memory's word for what the sequence ends at is what the question asks
-    # for ("people" for `author`'s tails): the asked word names its last step.
-    ends_as_asked: bool = False
 
 
 class PoGState(TypedDict, total=False):
