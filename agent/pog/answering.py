@@ -66,8 +66,8 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        every term but the memory's vote, or any kept path that ends at a number or a date
        where the question asks for one and the best path does not: that entity first,
        then the rest of the path's ends. Where the question's words explain the best path
-       whole (`scoring.explained`), a path they count against is not eligible, nor a shorter one that leaves a word
-       naming a relation unexplained (`scoring.outcomposed`: the question composes more
+       whole (`scoring.explained`), a path they count against is not eligible, nor a
+       shorter one that leaves a word naming a relation unexplained (`scoring.outcomposed`: the question composes more
        than it walks). For a chain from one topic ("the currency of X 's country",
        `candidates.names_one_topic`), a path that is the start of a longer kept path ranked
        above it by more than the margin is not eligible: its ends are the middle of that

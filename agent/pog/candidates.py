@@ -332,13 +332,18 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
     if topic_at + 1 in named_at and may_name_a_relation(at(topic_at + 2)):
         return only(named_at[topic_at + 1])
     # "directed by X", "the writer of X": the word the topic's preposition hangs from
-    preposition = topic_at - 1 - (at(topic_at - 1) == "the")
+    preposition = before_article(words, topic_at)
     if at(preposition) in _TOPIC_PREPOSITIONS:
-        head = preposition - 1 - (at(preposition - 1) == "the")
+        head = before_article(words, preposition)
         if head in named_at:
             return only(named_at[head])
     nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
     return only(named_at[nearest])
+
+
+def before_article(words: Sequence[str], i: int) -> int:
+    """The position of the word before the one at `i`, past one "the" ("of *the* X")."""
+    return i - 1 - (i >= 1 and words[i - 1] == "the")
 
 
 POSSESSIVE = "s"  # "X 's country" is tokenised X, s, country
@@ -376,7 +381,7 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
         found.append(at)
     at = topic_at
     while True:
-        of = at - 1 - (at >= 1 and words[at - 1] == "the")
+        of = before_article(words, at)
         if not (of >= 1 and words[of] == "of" and may_name_a_relation(words[of - 1])):
             return tuple(found)
         at = of - 1
@@ -392,7 +397,7 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
         return after, True
     if topic_at >= 2 and words[topic_at - 1] == "by":
         return topic_at - 2, True
-    before = topic_at - 1 - (topic_at >= 1 and words[topic_at - 1] == "the")
+    before = before_article(words, topic_at)
     if before >= 0 and may_name_a_relation(words[before]):
         return before, False
     return None

@@ -52,6 +52,7 @@ the vectors of relation sequences are shared (and cached) across questions.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from itertools import combinations, pairwise
 
@@ -274,6 +275,11 @@ class PathScorer:
                         and not walks_verb_way(relation, forward, subject))
         return against
 
+    def _symmetric(self, first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
+        """`symmetric_relations`, read only where `against_word_order` reads the word order
+        (an owner noun or the topic's verb): a walk's beam ranks thousands of groups a hop."""
+        return symmetric_relations(first_steps) if self.owner_nouns or self.topic_verb is not None else set()
+
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one
         word, one step, so "the authors of the *requirements* of the *requirements* of X"
@@ -281,9 +287,7 @@ class PathScorer:
         ..."), unless it is an owner noun ("name the *requirements* of X 's requirements"),
         and not a relation the graph does not chain, whose second naming asks to walk back
         (`named_twice`)."""
-        walks: dict[str, int] = {}
-        for relation, _ in steps:
-            walks[relation] = walks.get(relation, 0) + 1
+        walks = Counter(relation for relation, _ in steps)
         kinds_only = self.asked_at.difference(self.owner_nouns)
         return sum(max(0, len(self.naming_positions(r) - kinds_only) - n) for r, n in walks.items() if r in chained)
 
@@ -483,8 +487,8 @@ class PathScorer:
         of their ends, for the value test (an id is its own name where none is given)."""
         keys = [chain_key(c.steps) for c in candidates]
         looping = [loops(c.seed, c.hops, steps) for c, steps in zip(candidates, keys, strict=True)]
-        symmetric = symmetric_relations((c.seed, steps[0], c.hops[0])
-                                        for c, steps in zip(candidates, keys, strict=True) if c.hops)
+        symmetric = self._symmetric((c.seed, steps[0], c.hops[0]) for c, steps in zip(candidates, keys, strict=True)
+                                    if c.hops)
         parts = self.score([(steps, c.joins, c.depth) for c, steps in zip(candidates, keys, strict=True)],
                            [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates],
                            symmetric)
@@ -569,8 +573,8 @@ class PathScorer:
         # Only a backward last step tells what reaches the ends before it (`kinds_reached`).
         every_end = [not g.chain[-1].forward and leaves_every_end(g) for g in groups]
         parts = self.score(items, [returns(g.seed, g.hops) for g in groups], every_end,
-                           symmetric_relations((g.seed, (g.chain[0].relation, g.chain[0].forward), g.hops[0])
-                                               for g in groups if g.chain))
+                           self._symmetric((g.seed, (g.chain[0].relation, g.chain[0].forward), g.hops[0])
+                                           for g in groups if g.chain))
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
@@ -579,7 +583,11 @@ class PathScorer:
 def symmetric_relations(first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
     """Of (topic, first step, the entities it reaches), the relations a topic walks both ways
     to the same entities (`borders`, stored both ways): which way one is walked says nothing."""
-    reached = {(seed, (str(relation), bool(forward))): frozenset(hop) for seed, (relation, forward), hop in first_steps}
+    reached: dict[tuple[str, StepTuple], frozenset[str]] = {}
+    for seed, (relation, forward), hop in reversed(list(first_steps)):  # the last of a key's hops counts
+        key = (seed, (str(relation), bool(forward)))
+        if key not in reached:
+            reached[key] = frozenset(hop)
     return {relation for (seed, (relation, forward)), ends in reached.items()
             if forward and reached.get((seed, (relation, False))) == ends}
 
