@@ -16,6 +16,7 @@ from agent.pog.candidates import (
     asks_for_a_value,
     heads_a_clause,
     leaves_every_end,
+    may_name_a_relation,
     owner_nouns,
     question_tokens,
     topic_phrase_words,
@@ -790,6 +791,7 @@ def test_a_relation_the_graph_chains_is_walked_once_for_each_word_naming_it(embe
     ("which packages are required by X", "required", True),
     ("the audiences of the packages that require X", "require", False),
     ("what is the capital of X", None, None),
+    ("who wrote the packages that depend on X", "depend", False),
 ])
 def test_the_verb_beside_the_topic_makes_it_the_subject_or_the_object(question: str, verb: str | None,
                                                                        subject: bool | None) -> None:
@@ -883,3 +885,48 @@ def test_a_relation_reaching_the_same_entities_either_way_has_no_direction(embed
 
     assert ways(["Saudi Arabia"]) == [0.0, 0.0]
     assert ways(["Bahrain"]) == [0.0, 1.0]  # (borders B) first, then (borders F): the object's way is back
+
+
+@pytest.mark.parametrize(("question", "links"), [
+    ("who wrote the packages that depend on packages that depend on X", ["wrote", "depend", "depend"]),
+    ("who wrote the packages that X 's dependencies depend on", ["wrote", "dependencies", "depend"]),
+    ("which people made the libraries that X needs", ["made", "needs"]),
+    ("what does X need", ["need"]),
+    ("who created the packages X relies on", ["created", "relies"]),  # "the packages X": what a step reaches
+    ("name the authors of X", []),  # the asked word is no link
+])
+def test_the_words_saying_a_chains_links_are_its_verbs_and_relational_nouns(question: str, links: list[str]) -> None:
+    from agent.pog.candidates import link_words
+
+    words = [w.lower() for w in question_tokens(question)]
+    asked = set(asked_words(question))
+    candidates = [i for i, w in enumerate(words) if may_name_a_relation(w) and w != "x" and w not in asked]
+    assert [words[i] for i in link_words(words, candidates)] == links
+
+
+def test_where_no_word_names_a_relation_the_link_words_count_the_steps(embedder: Embedder) -> None:
+    """"who wrote the packages that depend on packages that depend on X": no word names
+    `requires` or `author` (MiniLM puts "depend" 0.44 from "requires"), so every step was
+    unnamed alike and the one-step path won (the packages tuning part's 3-hop misses). Three
+    link words ask for three steps: each step fewer or more is unexplained."""
+    question = "who wrote the packages that depend on packages that depend on rich"
+    one, three = (("requires", B),), (("requires", B), ("requires", B), ("author", F))
+    four = (*three, ("license", F))
+    scored = parts(embedder, question, "rich", one, three, four)
+    assert [(p["unnamed"], p["missing"]) for p in scored] == [(2.0, 0.0), (0.0, 0.0), (1.0, 0.0)]
+    assert scored[1]["total"] > max(scored[0]["total"], scored[2]["total"])
+    named = parts(embedder, "who is the author of the packages that require rich", "rich", one,
+                  (("requires", B), ("author", F)))
+    assert named[0]["unnamed"] == 0.0 and named[0]["missing"] == 1.0  # a word names a relation: as before
+
+
+def test_where_no_word_names_a_relation_the_verb_beside_the_topic_reads_the_first_steps_way(
+        embedder: Embedder) -> None:
+    """"the packages that *depend* on X" require X, though "depend" does not name `requires`
+    (0.44 alike): the link word nearest the topic stands for the first step, and a relation
+    the graph chains is walked as its verb reads it (the packages tuning part's 3-hop misses
+    walked it forwards, to X's own requirements)."""
+    question = "who wrote the packages that depend on packages that depend on rich"
+    backward = (("requires", B), ("requires", B), ("author", F))
+    forward = (("requires", F), ("requires", F), ("author", F))
+    assert [p["way"] for p in parts(embedder, question, "rich", backward, forward)] == [0.0, 1.0]

@@ -4,7 +4,7 @@ them, extending them by a hop, and writing them as text for prompts and embeddin
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
@@ -388,6 +388,19 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
         found.append(at)
 
 
+_RELATIVE_PRONOUNS = frozenset({"that", "which", "whose", "where", "who", "whom"})
+
+
+def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
+    """Of `candidates_at` (the question's words that may name a relation, less the topic and
+    what is asked), those that say a link of its chain: its verbs and relational nouns
+    ("who *wrote* the packages that X 's *dependencies* *depend* on"), not a noun that a
+    relative clause follows (it names what a step reaches: "the *packages* that", "the
+    *packages* X made"), nor an imperative ("*name* the ...")."""
+    return [i for i in candidates_at if words[i] not in IMPERATIVES and not heads_a_clause(words, i)
+            and not (i + 1 < len(words) and words[i + 1] in _RELATIVE_PRONOUNS)]
+
+
 def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     """Where the word stands that the topic is the subject or agent of, and True ("the
     packages X *requires*", "what does X *require*", "*required* by X"), or the object of,
@@ -398,9 +411,14 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     if topic_at >= 2 and words[topic_at - 1] == "by":
         return topic_at - 2, True
     before = before_article(words, topic_at)
+    if before >= 1 and words[before] in _VERB_PARTICLES:  # "the packages that depend *on* X"
+        before -= 1
     if before >= 0 and may_name_a_relation(words[before]):
         return before, False
     return None
+
+
+_VERB_PARTICLES = frozenset({"on", "upon", "to", "with", "in", "into", "for", "from", "at"})
 
 
 def walks_verb_way(relation: str, forward: bool, subject: bool) -> bool:

@@ -44,6 +44,11 @@
                           path's end): what kind of thing the path reaches, told by the graph's
                           own names ("which *elements* ...": Argon and Helium, not Scotland)
 
+Where the question's words name none of the relations the candidates walk, its link words
+(`candidates.link_words`: "who *wrote* the packages that *depend* on X") stand in: each step
+more or fewer than there are link words is `unnamed`, and the one nearest the topic reads
+the first step's way (`way`).
+
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
 the vectors of relation sequences are shared (and cached) across questions.
@@ -68,6 +73,7 @@ from agent.pog.candidates import (
     chain_text,
     heads_a_clause,
     leaves_every_end,
+    link_words,
     may_name_a_relation,
     named_depth,
     owner_nouns,
@@ -124,6 +130,10 @@ class PathScorer:
         self.asked_at = frozenset(i for i, w in enumerate(self.words) if w in asked) - self.topic_phrase
         self._naming: dict[str, frozenset[int]] = {}
         self._may_name = [i for i, w in enumerate(self.words) if may_name_a_relation(w)]
+        # The words saying the links of a chain from the one topic (`link_words`), nearest it first.
+        self.link_at = sorted(link_words(self.words, (i for i in self._may_name if i not in self._masks
+                                                       and i not in self.asked_at)),
+                              key=lambda i: (abs(i - self.topic_at), i)) if self.topic_at is not None else []
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
         # What the question asks for, as one text ("elements"); empty where it does not say
         # ("who ..."). Encoded where `rank` first needs it: the exploration's beam never does.
@@ -252,7 +262,8 @@ class PathScorer:
             most[core] = max(most.get(core, 0), len(at))
         return [most[core] - len(at) for core, (_, at) in zip(cores, items, strict=True)]
 
-    def against_word_order(self, steps: ChainKey, chained: set[str], symmetric: Collection[str] = ()) -> int:
+    def against_word_order(self, steps: ChainKey, chained: set[str], symmetric: Collection[str] = (),
+                           by_links: bool = False) -> int:
         """Steps that walk a relation against the way the question's word order reads it.
         The relation an owner noun names (`candidates.owner_nouns`: the first noun from the
         topic for the first step, the second for the second) is walked from its owner
@@ -271,7 +282,9 @@ class PathScorer:
                       and not walks_owner_way(relation, forward, self.words[noun]))
         if not self.owner_nouns and self.topic_verb is not None:
             (relation, forward), (verb, subject) = steps[0], self.topic_verb
-            against += (relation in chained and relation not in symmetric and verb in self.naming_positions(relation)
+            # Where no word names a relation, the link word nearest the topic stands for the first step.
+            names = verb in self.naming_positions(relation) or (by_links and self.link_at[:1] == [verb])
+            against += (relation in chained and relation not in symmetric and names
                         and not walks_verb_way(relation, forward, subject))
         return against
 
@@ -414,7 +427,13 @@ class PathScorer:
         # returns to its start (the capital's country) names them only by walking back.
         returning = returning or [False] * len(items)
         kinds = self.kinds_reached([steps for steps, _, _ in items], from_every_end or [False] * len(items))
-        unnamed = [[(not self.named(r) and not kind) or again for (r, _), kind, again
+        # Where the question's words name none of the relations the candidates walk, every
+        # step is unnamed alike, and counting them only makes the shortest path win: its link
+        # words say how many steps the chain has instead ("who *wrote* the packages that X 's
+        # *dependencies* *depend* on", where the graph says `author` and `requires`).
+        # Not for siblings ("who appeared in the *same* movie with X"): one word names two steps.
+        by_links = bool(self.link_at) and not self.asks_for_siblings and not any(self.named(r) for r in relations)
+        unnamed = [[not by_links and ((not self.named(r) and not kind) or again) for (r, _), kind, again
                     in zip(steps, kinds_of, self.named_too_few_times(steps), strict=True)]
                    for (steps, _, _), kinds_of in zip(items, kinds, strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
@@ -444,7 +463,9 @@ class PathScorer:
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),
-                     "way": float(self.against_word_order(steps, chained, symmetric))}
+                     "way": float(self.against_word_order(steps, chained, symmetric, by_links))}
+            if by_links:  # as many steps as link words: each step more, or link word more, is unexplained
+                parts["unnamed"] = float(abs(len(steps) - len(self.link_at)))
             if self._vote_void(parts):
                 parts["memory"] = 0.0
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]

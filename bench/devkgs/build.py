@@ -802,6 +802,35 @@ PACKAGES_2HOP_ALT = rephrased(PACKAGES_2HOP, {  # drafted with LANGUAGES_2HOP_AL
     "dependent-audience": ("what is the intended audience of the packages requiring {X}",
                            "the audiences of the packages that require {X}"),
 })
+# Drafted before any run, in words that name no relation of the graph by their letters
+# ("rely on", "use", "made", "created"): the vocabulary a user brings.
+PACKAGES_2HOP_ALT2 = rephrased(PACKAGES_2HOP, {
+    "dependency-license": ("which licences apply to what {X} needs", "the licenses of {X} 's dependencies"),
+    "dependency-author": ("who created the packages {X} relies on", "the people who made {X} 's requirements"),
+    "dependent-author": ("who made the packages that use {X}", "name the creators of packages relying on {X}"),
+    "dependency-python": ("what minimum Python do the libraries {X} uses need",
+                          "which Python versions are needed at least by what {X} depends on"),
+    "author-topics": ("what subjects do {X} 's libraries deal with",
+                      "which topics are covered by the packages {X} created"),
+    "dependency-dependencies": ("what do the libraries {X} uses rely on", "which packages do {X} 's dependencies need"),
+    "author-dependencies": ("which libraries do the projects of {X} use", "what do the packages {X} made depend on"),
+    "dependent-audience": ("who are the packages that rely on {X} meant for",
+                           "which audiences do the packages using {X} target"),
+})
+PACKAGES_3HOP_ALT = rephrased(PACKAGES_3HOP, {
+    "dependency-dependency-license": ("what licenses apply to the packages that {X} 's dependencies rely on",
+                                      "which licences do the packages used by {X} 's requirements carry"),
+    "dependency-dependency-author": ("who created the libraries that the dependencies of {X} use",
+                                     "name the people behind the packages needed by {X} 's requirements"),
+    "author-dependency-license": ("what licences do the packages that {X} 's libraries rely on have",
+                                  "under which licences are the dependencies of {X} 's packages distributed"),
+    "dependent-dependent-author": ("who made the packages that rely on the packages that need {X}",
+                                   "name the creators of packages built on packages that use {X}"),
+    "author-dependency-author": ("who created the dependencies of the libraries {X} wrote",
+                                 "which people wrote the packages that {X} 's projects depend on"),
+    "dependency-dependency-topic": ("which subjects are the packages that {X} 's requirements need about",
+                                    "what are the topics of the packages the dependencies of {X} use"),
+})
 PACKAGES_CONJ = [
     Conjunction("requires-both", (("requires", B),), (("requires", B),),
                 ("which packages depend on both {X} and {Y}",
@@ -951,7 +980,8 @@ KGS = {
                                  "2hop-alt": LANGUAGES_2HOP_ALT, "3hop-alt": LANGUAGES_3HOP_ALT},
                   {"conj": LANGUAGES_CONJ, "conj-alt": LANGUAGES_CONJ_ALT}),
     "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP,
-                               "2hop-alt": PACKAGES_2HOP_ALT}, {"conj": PACKAGES_CONJ}),
+                               "2hop-alt": PACKAGES_2HOP_ALT, "2hop-alt2": PACKAGES_2HOP_ALT2,
+                               "3hop-alt": PACKAGES_3HOP_ALT}, {"conj": PACKAGES_CONJ}),
 }
 
 

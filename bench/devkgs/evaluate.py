@@ -33,7 +33,8 @@ OWN_FACTS = ("geo", "elements", "languages", "packages")  # the KGs with facts o
 BENCHMARKS = ("metaqa", "freebase")
 # Each KG's question sets: kind -> (file, format).
 SETS = {
-    **{kg: {kind: (HERE / kg / f"questions_{kind}.txt", "metaqa") for kind in ("1hop", "2hop", "3hop", "conj", "2hop-alt", "3hop-alt", "conj-alt")}
+    **{kg: {kind: (HERE / kg / f"questions_{kind}.txt", "metaqa") for kind in ("1hop", "2hop", "3hop", "conj", "2hop-alt", "2hop-alt2", "3hop-alt",
+                                                                                   "conj-alt")}
        for kg in DEV_KGS},
     "metaqa": {f"{h}hop": (SHARED / "metaqa" / f"qa_dev_{h}hop.txt", "metaqa") for h in (1, 2, 3)},
     "freebase": {name: (SHARED / "freebase" / "questions" / f"{name}_dev.json", "pog") for name in ("webqsp", "cwq")},
