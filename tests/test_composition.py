@@ -930,3 +930,22 @@ def test_where_no_word_names_a_relation_the_verb_beside_the_topic_reads_the_firs
     backward = (("requires", B), ("requires", B), ("author", F))
     forward = (("requires", F), ("requires", F), ("author", F))
     assert [p["way"] for p in parts(embedder, question, "rich", backward, forward)] == [0.0, 1.0]
+
+
+def test_where_link_words_count_the_steps_a_synthesised_vote_for_another_length_is_void(
+        embedder: Embedder) -> None:
+    """"which libraries do the projects of X use" has two link words and names no relation;
+    the synthesised memory, nearest "what are the packages of X", voted for the one-step
+    path to X's own packages (the packages development phrasings). Its vote stands for a
+    path as long as the link words count; a labelled memory's vote stands either way."""
+    question = mask_question("which libraries do the projects of Ann use", ["Ann"])
+    own = PathCandidate(seed="Ann", steps=[("author", B)], hops=[["rich"]], text="", phase="topic")
+    used = own.model_copy(update={"steps": [("author", B), ("requires", F)], "hops": [["rich"], ["pygments"]]})
+    vote = [PriorChain(steps=[("author", B)], weight=0.9, depth=1),
+            PriorChain(steps=[("author", B), ("requires", F)], weight=0.1, depth=2)]
+    synthetic = PathScorer(embedder, ScoreWeights(), question, None, vote, None, synthetic_prior=True)
+    ranked = synthetic.rank([own, used])
+    assert ranked[0].steps == used.steps and ranked[1].score_parts["memory"] == 0.0
+    assert ranked[0].score_parts["memory"] == 0.1
+    labelled = PathScorer(embedder, ScoreWeights(), question, None, vote, None).rank([own, used])
+    assert labelled[0].steps == own.steps and labelled[0].score_parts["memory"] == 0.9

@@ -4,9 +4,10 @@
           + w.indicator * cos(LLM indicator, relations of the path)
           + w.memory    * path-memory vote for the path's relation sequence (w.synthetic_memory
                           for a synthesised memory, whose vote is void for a path that any
-                          term below counts against, w.unnamed and w.missing aside, and for
+                          term below counts against, w.unnamed and w.missing aside, for
                           one that w.missing counts against where a longer path explains
-                          the question whole)
+                          the question whole, and for one of another length than the link
+                          words count, below)
           + w.depth     * [path depth == the depth a path memory predicts]
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
@@ -466,7 +467,9 @@ class PathScorer:
                      "way": float(self.against_word_order(steps, chained, symmetric, by_links))}
             if by_links:  # as many steps as link words: each step more, or link word more, is unexplained
                 parts["unnamed"] = float(abs(len(steps) - len(self.link_at)))
-            if self._vote_void(parts):
+            if self._vote_void(parts) or (by_links and self.synthetic_prior and parts["unnamed"]):
+                # A synthesised vote is matched by wording, which says least where no word names a
+                # relation ("which libraries do the projects of X use" is nearest "the packages of X").
                 parts["memory"] = 0.0
             parts["total"] = (w.question * parts["question"] + w.indicator * parts["indicator"]
                               + w.memory * parts["memory"] + w.depth * parts["depth"] - w.length * (depth - 1)
