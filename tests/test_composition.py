@@ -893,6 +893,7 @@ def test_a_relation_reaching_the_same_entities_either_way_has_no_direction(embed
     ("which people made the libraries that X needs", ["made", "needs"]),
     ("what does X need", ["need"]),
     ("who created the packages X relies on", ["created", "relies"]),  # "the packages X": what a step reaches
+    ("who made each of the packages that use X", ["made", "use"]),
     ("name the authors of X", []),  # the asked word is no link
 ])
 def test_the_words_saying_a_chains_links_are_its_verbs_and_relational_nouns(question: str, links: list[str]) -> None:

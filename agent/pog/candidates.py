@@ -389,6 +389,10 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
 
 
 _RELATIVE_PRONOUNS = frozenset({"that", "which", "whose", "where", "who", "whom"})
+# Quantifiers and adverbs say no link of a chain: "who made *each* of the packages that use X".
+_NO_LINK = frozenset({"each", "every", "both", "either", "neither", "other", "others", "another", "one", "ones",
+                      "more", "most", "many", "much", "few", "several", "only", "just", "also", "even", "ever",
+                      "still", "very", "such", "there", "then", "than"})
 
 
 def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
@@ -396,8 +400,9 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
     what is asked), those that say a link of its chain: its verbs and relational nouns
     ("who *wrote* the packages that X 's *dependencies* *depend* on"), not a noun that a
     relative clause follows (it names what a step reaches: "the *packages* that", "the
-    *packages* X made"), nor an imperative ("*name* the ...")."""
-    return [i for i in candidates_at if words[i] not in IMPERATIVES and not heads_a_clause(words, i)
+    *packages* X made"), nor an imperative ("*name* the ...") or a quantifier ("*each*")."""
+    return [i for i in candidates_at if words[i] not in IMPERATIVES and words[i] not in _NO_LINK
+            and not heads_a_clause(words, i)
             and not (i + 1 < len(words) and words[i + 1] in _RELATIVE_PRONOUNS)]
 
 
