@@ -389,6 +389,7 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
 
 
 _RELATIVE_PRONOUNS = frozenset({"that", "which", "whose", "where", "who", "whom"})
+_VERB_PARTICLES = frozenset({"on", "upon", "to", "with", "in", "into", "for", "from", "at"})  # "depend *on* X"
 # Quantifiers and adverbs say no link of a chain: "who made *each* of the packages that use X".
 _NO_LINK = frozenset({"each", "every", "both", "either", "neither", "other", "others", "another", "one", "ones",
                       "more", "most", "many", "much", "few", "several", "only", "just", "also", "even", "ever",
@@ -421,9 +422,6 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     if before >= 0 and may_name_a_relation(words[before]):
         return before, False
     return None
-
-
-_VERB_PARTICLES = frozenset({"on", "upon", "to", "with", "in", "into", "for", "from", "at"})
 
 
 def walks_verb_way(relation: str, forward: bool, subject: bool) -> bool:
