@@ -63,6 +63,10 @@ def redact_url(text: str) -> str:
     return re.sub(r"(//[^/:@\s'\"]*):[^/\s'\"]*@", r"\1:***@", text)
 
 
+# The entities `GraphStore.reached_twice` judges a relation on (two edges each are enough).
+REACHED_TWICE_SAMPLE = 50
+
+
 class GraphStore(ABC):
     """A knowledge graph behind one interface. Use as a context manager or call close()."""
 
@@ -326,7 +330,7 @@ class GraphStore(ABC):
             hood.edges[entity] = self._neighbors([entity], direction, wanted, None).edges.get(entity, [])
         return hood
 
-    def reached_twice(self, relation: str, forward: bool = True, *, sample: int = 50) -> bool:
+    def reached_twice(self, relation: str, forward: bool = True, *, sample: int = REACHED_TWICE_SAMPLE) -> bool:
         """Whether walking `relation` (`forward`: head to tail) reaches some entity from two
         or more: a discoverer from each element he discovered, a capital from its country
         alone. Judged on the first `sample` entities the store lists as reached that way (two

@@ -32,6 +32,11 @@ FACTS_OUT_BY_IRI = LOCAL_NS + "meta:factsOutBy"
 FACTS_IN_BY_IRI = LOCAL_NS + "meta:factsInBy"
 STORE_IRI = LOCAL_NS + "meta:store"
 COUNTED_OVER_IRI = LOCAL_NS + "meta:countedOver"
+# ... and, as facts of STORE_IRI too, which relations reach an entity twice: "forward
+# RELATION" (its id) where walking one head to tail does ("backward RELATION": tail to head),
+# judged as `GraphStore.reached_twice` judges it, on the sample REACHED_TWICE_SAMPLE_IRI says.
+REACHED_TWICE_IRI = LOCAL_NS + "meta:reachedTwice"
+REACHED_TWICE_SAMPLE_IRI = LOCAL_NS + "meta:reachedTwiceSample"
 
 _FREEBASE_LOCAL = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+")
 MAX_ID_CHARS = 2048

@@ -40,7 +40,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urljoin, urlsplit, urluns
 import httpx
 
 from kg_store import sparql_text
-from kg_store.base import DirectionFilter, GraphStore, check_reachable
+from kg_store.base import REACHED_TWICE_SAMPLE, DirectionFilter, GraphStore, check_reachable
 from kg_store.errors import StoreAuthError, StoreQueryError, StoreUnavailable
 from kg_store.ids import (
     FACTS_IN_BY_IRI,
@@ -48,6 +48,7 @@ from kg_store.ids import (
     FACTS_OUT_BY_IRI,
     FACTS_OUT_IRI,
     NORM_NAME_IRI,
+    REACHED_TWICE_SAMPLE_IRI,
     from_iri,
     is_internal_iri,
 )
@@ -170,7 +171,10 @@ class SparqlStore(GraphStore):
         # Over how many facts the store's entities carry their counts (`after_load`); None
         # until asked, 0 where they carry none.
         self._counted_over: int | None = None
-        self._counts_invalidated = False  # this object has dropped the counts' mark before writing
+        self._counts_invalidated = False  # this object has dropped the settled marks before writing
+        # The relations a settled store notes as reaching an entity twice, with the sample
+        # judged on: None until asked; (0, nothing) where it notes none.
+        self._noted_twice: tuple[int, frozenset[tuple[str, bool]]] | None = None
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -263,7 +267,7 @@ class SparqlStore(GraphStore):
         # DROP rather than CLEAR: after CLEAR GRAPH, Virtuoso's queries FROM that graph run
         # ~20x slower once it is filled again (measured: 3 ms -> 60 ms per lookup).
         self._update(f"DROP SILENT GRAPH {sparql_text.iri_ref(self.graph)}" if self.graph else "CLEAR DEFAULT")
-        self._text_index = self._values = self._counted_over = None
+        self._text_index = self._values = self._counted_over = self._noted_twice = None
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, batch: LoadBatch) -> None:
@@ -276,7 +280,7 @@ class SparqlStore(GraphStore):
         def send() -> None:
             if not text:
                 return
-            self._drop_fact_counts()
+            self._drop_settled_marks()
             if self.gsp_endpoint:
                 self._post_ntriples(text.encode())
             else:
@@ -306,23 +310,33 @@ class SparqlStore(GraphStore):
     def after_load(self) -> None:
         """Count the facts of the big entities (`sparql_text.fact_counts_updates`): a capped
         read then looks up which of its entities are hubs instead of counting every edge of
-        them, a count that grows with the KG (its hubs). Seconds on millions of facts, on
-        the server; a reader that finds no counts counts for itself, as before."""
+        them, a count that grows with the KG (its hubs). Then judge once which relations
+        reach an entity twice and note them (`sparql_text.reached_twice_updates`): a walk
+        asks that of every relation it steps along, two queries each, the first question of
+        every process (2.2 s for the first topic's walk on 1M synthetic facts). Seconds on
+        millions of facts, on the server; a reader that finds neither asks for itself, as before."""
         for update in sparql_text.fact_counts_updates(self.graph, COUNTED_OVER, RELATIONS_COUNTED_OVER):
             self._update(update)
         self._counted_over = None
+        reached = [(relation, forward) for relation in sorted(self._relation_counts()) for forward in (True, False)
+                   if self._sampled_reaches_twice(relation, forward, REACHED_TWICE_SAMPLE)]
+        for update in sparql_text.reached_twice_updates(self.graph, reached, REACHED_TWICE_SAMPLE,
+                                                        self.update_chunk_triples):
+            self._update(update)
+        self._noted_twice = None
         self._counts_invalidated = False
 
     def forget_entities(self) -> None:
         self._counted_over = None  # another process may have settled or written the store
 
-    def _drop_fact_counts(self) -> None:
-        """Before this object's first write: readers stop trusting the counts, which the
-        write makes stale, until the store is settled again."""
+    def _drop_settled_marks(self) -> None:
+        """Before this object's first write: readers stop trusting what settling wrote, which
+        the write makes stale, until the store is settled again."""
         if not self._counts_invalidated:
-            self._update(sparql_text.drop_fact_counts_mark(self.graph))
+            self._update(sparql_text.drop_settled_marks(self.graph))
             self._counts_invalidated = True
             self._counted_over = 0
+            self._noted_twice = (0, frozenset())
 
     def _fact_counts_over(self) -> int:
         """Over how many facts (one way) every entity's count is stored; 0 for none."""
@@ -515,6 +529,26 @@ class SparqlStore(GraphStore):
         return [from_iri(r["p"]["value"]) for r in rows if not is_internal_iri(r["p"]["value"])]
 
     def _reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
+        """Read from what a settled store notes, when judged on the same sample (one query
+        for every relation); asked otherwise."""
+        noted_sample, reached = self._reached_twice_noted()
+        if noted_sample == sample:
+            return (relation, forward) in reached
+        return self._sampled_reaches_twice(relation, forward, sample)
+
+    def _reached_twice_noted(self) -> tuple[int, frozenset[tuple[str, bool]]]:
+        if self._noted_twice is None:
+            sample, reached = 0, set()
+            for row in self._select_values(sparql_text.reached_twice_query()):
+                if row["m"] == REACHED_TWICE_SAMPLE_IRI:
+                    sample = int(row["t"]) if row["t"].isdigit() else 0
+                else:
+                    way, _, relation = row["t"].partition(" ")
+                    reached.add((relation, way == "forward"))
+            self._noted_twice = (sample, frozenset(reached))
+        return self._noted_twice
+
+    def _sampled_reaches_twice(self, relation: str, forward: bool, sample: int) -> bool:
         """The sample listed, then one query that stops at the first entity reached twice
         (not a neighbour read of the sample per entity, its edges counted first)."""
         reached = self._entities_with(relation, "in" if forward else "out", sample)

@@ -20,6 +20,8 @@ from kg_store.ids import (
     FREEBASE_NS,
     NAME_IRI,
     NORM_NAME_IRI,
+    REACHED_TWICE_IRI,
+    REACHED_TWICE_SAMPLE_IRI,
     STORE_IRI,
     from_iri,
     is_freebase_local,
@@ -166,7 +168,8 @@ def _relation_values(relations: Collection[str] | None) -> str:
 
 
 # The store's own facts about its facts: not the KG's.
-STORE_OWN_IRIS = (NORM_NAME_IRI, FACTS_OUT_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI, COUNTED_OVER_IRI)
+STORE_OWN_IRIS = (NORM_NAME_IRI, FACTS_OUT_IRI, FACTS_IN_IRI, FACTS_OUT_BY_IRI, FACTS_IN_BY_IRI, COUNTED_OVER_IRI,
+                  REACHED_TWICE_IRI, REACHED_TWICE_SAMPLE_IRI)
 
 
 def fact_counts_updates(graph: str | None, over: int, relations_over: int) -> list[str]:
@@ -176,35 +179,64 @@ def fact_counts_updates(graph: str | None, over: int, relations_over: int) -> li
     trust them goes (a reader meanwhile counts for itself), last it comes back. Out counts
     every fact of the entity, literals too (an upper bound on its edges, as
     `edge_counts_query`'s); a relation's counts are `directed_degrees_query`'s."""
-    def scoped(pattern: str) -> str:
-        return f"GRAPH {iri_ref(graph)} {{ {pattern} }}" if graph else pattern
-
     mark = f"{iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)}"
     counted = {
-        iri_ref(FACTS_OUT_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped('?e ?p ?o')} }} GROUP BY ?e",
-        iri_ref(FACTS_IN_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped('?s ?p ?e FILTER(isIRI(?e))')} }} GROUP BY ?e",
+        iri_ref(FACTS_OUT_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {_scoped(graph, '?e ?p ?o')} }} GROUP BY ?e",
+        iri_ref(FACTS_IN_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {_scoped(graph, '?s ?p ?e FILTER(isIRI(?e))')} }} GROUP BY ?e",
     }
-    biggest = (f"{{ SELECT DISTINCT ?e WHERE {{ VALUES ?m {{ {' '.join(counted)} }} {scoped('?e ?m ?n')} "
+    biggest = (f"{{ SELECT DISTINCT ?e WHERE {{ VALUES ?m {{ {' '.join(counted)} }} {_scoped(graph, '?e ?m ?n')} "
                f"FILTER(?n > {int(relations_over)}) }} }}")
     by_relation = {
-        iri_ref(FACTS_OUT_BY_IRI): scoped("?e ?p ?o FILTER(isIRI(?o))"),
-        iri_ref(FACTS_IN_BY_IRI): scoped("?o ?p ?e"),
+        iri_ref(FACTS_OUT_BY_IRI): _scoped(graph, "?e ?p ?o FILTER(isIRI(?o))"),
+        iri_ref(FACTS_IN_BY_IRI): _scoped(graph, "?o ?p ?e"),
     }
     return [
-        f"DELETE WHERE {{ {scoped(f'{mark} ?t')} }}",
-        *(f"DELETE WHERE {{ {scoped(f'?e {p} ?c')} }}" for p in [*counted, *by_relation]),
-        *(f"INSERT {{ {scoped(f'?e {p} ?c')} }} WHERE {{ {count} HAVING (COUNT(*) > {int(over)}) }}"
+        f"DELETE WHERE {{ {_scoped(graph, f'{mark} ?t')} }}",
+        *(f"DELETE WHERE {{ {_scoped(graph, f'?e {p} ?c')} }}" for p in [*counted, *by_relation]),
+        *(f"INSERT {{ {_scoped(graph, f'?e {p} ?c')} }} WHERE {{ {count} HAVING (COUNT(*) > {int(over)}) }}"
           for p, count in counted.items()),
-        *(f"INSERT {{ {scoped(f'?e {p} ?c')} }} WHERE {{ SELECT ?e (CONCAT(STR(COUNT(*)), \" \", STR(?p)) AS ?c) "
+        *(f"INSERT {{ {_scoped(graph, f'?e {p} ?c')} }} WHERE {{ SELECT ?e (CONCAT(STR(COUNT(*)), \" \", STR(?p)) AS ?c) "
           f"WHERE {{ {biggest} {pattern} }} GROUP BY ?e ?p }}" for p, pattern in by_relation.items()),
-        f"INSERT DATA {{ {scoped(f'{mark} {int(over)}')} }}",
+        f"INSERT DATA {{ {_scoped(graph, f'{mark} {int(over)}')} }}",
     ]
 
 
-def drop_fact_counts_mark(graph: str | None) -> str:
-    """The update that stops readers trusting the counts (the facts are changing)."""
-    pattern = f"{iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)} ?t"
-    return f"DELETE WHERE {{ {f'GRAPH {iri_ref(graph)} {{ {pattern} }}' if graph else pattern} }}"
+def drop_settled_marks(graph: str | None) -> str:
+    """The update that stops readers trusting what settling wrote (the facts are changing):
+    the fact counts' mark and the relations' shapes' sample."""
+    pattern = f"{iri_ref(STORE_IRI)} ?m ?t"
+    marks = ", ".join(iri_ref(m) for m in (COUNTED_OVER_IRI, REACHED_TWICE_SAMPLE_IRI))
+    return f"DELETE {{ {_scoped(graph, pattern)} }} WHERE {{ {_scoped(graph, pattern)} FILTER(?m IN ({marks})) }}"
+
+
+def reached_twice_updates(graph: str | None, reached_twice: Iterable[tuple[str, bool]], sample: int,
+                          chunk: int) -> list[str]:
+    """The updates that note, replacing earlier notes, which relations reach an entity twice
+    (`reached_twice`: (relation, forward) pairs that do), judged on `sample` entities: the
+    sample's mark goes first (a reader meanwhile asks the store itself) and comes back last.
+    At most `chunk` facts an INSERT DATA."""
+    store, flag = iri_ref(STORE_IRI), iri_ref(REACHED_TWICE_IRI)
+    sample_mark = f"{store} {iri_ref(REACHED_TWICE_SAMPLE_IRI)}"
+    facts = [f"{store} {flag} {literal(('forward ' if forward else 'backward ') + relation)} ."
+             for relation, forward in reached_twice]
+    return [
+        f"DELETE WHERE {{ {_scoped(graph, f'{sample_mark} ?t')} }}",
+        f"DELETE WHERE {{ {_scoped(graph, f'{store} {flag} ?t')} }}",
+        *(f"INSERT DATA {{ {_scoped(graph, ' '.join(facts[start:start + chunk]))} }}"
+          for start in range(0, len(facts), chunk)),
+        f"INSERT DATA {{ {_scoped(graph, f'{sample_mark} {int(sample)}')} }}",
+    ]
+
+
+def reached_twice_query() -> str:
+    """The noted relations that reach an entity twice, and the sample they were judged on
+    (rows ?m ?t: the sample's mark once, a "forward|backward RELATION" a relation and way)."""
+    marks = " ".join(iri_ref(m) for m in (REACHED_TWICE_SAMPLE_IRI, REACHED_TWICE_IRI))
+    return f"SELECT ?m ?t WHERE {{ VALUES ?m {{ {marks} }} {iri_ref(STORE_IRI)} ?m ?t }}"
+
+
+def _scoped(graph: str | None, pattern: str) -> str:
+    return f"GRAPH {iri_ref(graph)} {{ {pattern} }}" if graph else pattern
 
 
 def counted_over_query() -> str:
@@ -411,7 +443,7 @@ def stats_queries() -> dict[str, str]:
     return {
         "triples": f"SELECT (COUNT(*) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",
         "entities": (  # a name or a count is a fact of an entity; the store's own mark is not
-            f"SELECT (COUNT(DISTINCT ?e) AS ?c) WHERE {{ {{ ?e ?p ?o FILTER(?p != {iri_ref(COUNTED_OVER_IRI)}) }} "
+            f"SELECT (COUNT(DISTINCT ?e) AS ?c) WHERE {{ {{ ?e ?p ?o FILTER(?e != {iri_ref(STORE_IRI)}) }} "
             "UNION { ?s ?p ?e . FILTER(isIRI(?e)) } }"
         ),
         "relations": f"SELECT (COUNT(DISTINCT ?p) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",

@@ -117,7 +117,8 @@ class _VirtuosoWriter:
             # the free-text index kgqa's name search reads (bif:contains); without it, search scans
             (f"isql-vt 1111 dba PASSWORD exec=\"DB.DBA.RDF_OBJ_FT_RULE_ADD(null, '{NORM_NAME_IRI}', 'kgqa_names');"
              " DB.DBA.VT_INC_INDEX_DB_DBA_RDF_OBJ(); checkpoint;\""),
-            # the counts of the big entities' facts: a capped read looks its hubs up, not counts them
+            # the counts of the big entities' facts (a capped read looks its hubs up, not counts them)
+            # and which relations reach an entity twice (one query, not two a relation)
             ('kgqa store settle --store "sparql+http://dba:PASSWORD@HOST:8890/sparql?graph=urn:kgqa:freebase'
              '&update=/sparql-auth"'),
             ("# the folder must be in virtuoso.ini DirsAllowed; then use "

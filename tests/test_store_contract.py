@@ -847,6 +847,41 @@ def test_whether_a_relation_reaches_an_entity_twice(empty_store: GraphStore) -> 
     assert empty_store.reached_twice("capital") is False and empty_store.reached_twice("capital", forward=False) is False
 
 
+def test_a_settled_sparql_store_notes_which_relations_reach_an_entity_twice(empty_store: GraphStore) -> None:
+    """A walk asks it of every relation it steps along, two queries each, on every process's
+    first question: once settled, one query answers for every relation, the same as
+    asking; a write makes the notes stale, and readers ask again until the next settle."""
+    from kg_store.sparql import SparqlStore
+
+    if not isinstance(empty_store, SparqlStore):
+        pytest.skip("a SPARQL endpoint's reads")
+    empty_store.write(LoadBatch(triples=[Triple("m.he", "discovered_by", "m.ramsay"), Triple("m.ne", "discovered_by", "m.ramsay"),
+                                         Triple("m.fr", "capital", "m.paris"), Triple("m.es", "capital", "m.madrid"),
+                                         Triple("m.x", "urn:other:shares", "m.y"), Triple("m.z", "urn:other:shares", "m.y")],
+                                names=[("m.paris", "Paris")]))
+    stats = empty_store.stats()
+    empty_store.after_load()
+    asked = [(r, forward) for r in ("discovered_by", "capital", "urn:other:shares", "never.seen") for forward in (True, False)]
+
+    def judged(store: SparqlStore) -> tuple[list[bool], int]:
+        queries: list[str] = []
+        select = store._select_rows
+        store._select_rows = lambda query: queries.append(query) or select(query)  # type: ignore[method-assign]
+        try:
+            return [store.reached_twice(r, forward) for r, forward in asked], len(queries)
+        finally:
+            del store._select_rows
+
+    expected = [True, False, False, False, True, False, False, False]
+    with open_store(empty_store.url, read_only=True) as reader:
+        assert judged(reader) == (expected, 1)  # type: ignore[arg-type]
+    assert empty_store.stats() == stats  # the notes are no fact of the KG's
+    empty_store.write(LoadBatch(triples=[Triple("m.vatican", "capital", "m.paris")], names=[]))
+    with open_store(empty_store.url, read_only=True) as reader:
+        answers, queries = judged(reader)  # type: ignore[arg-type]
+    assert answers[2] is True and queries > 1  # asked: Paris is now two countries' capital
+
+
 def test_relation_counts_are_entity_facts_without_schema(store: GraphStore) -> None:
     counts = store.relation_counts()
     assert counts["people.person.nationality"] == HUB_FANS + 1

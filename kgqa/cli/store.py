@@ -34,7 +34,8 @@ def store_settle(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Finish a store as the end of `kgqa load` does: compact it and build the embedded
     store's name and adjacency indexes where they are missing (a store written by an
     earlier kgqa, or by another tool once its side files are deleted); on a SPARQL store,
-    count the big entities' facts (after a bulk load; needs the update credentials)."""
+    count the big entities' facts and note which relations reach an entity twice (after a
+    bulk load; needs the update credentials)."""
     with opened(settings_from(store)) as target:
         started = time.perf_counter()
         with out.status(f"settling {target.display_url} (minutes at tens of millions of facts)"):
