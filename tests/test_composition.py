@@ -22,7 +22,7 @@ from agent.pog.candidates import (
     topic_phrase_words,
 )
 from agent.pog.config import ScoreWeights
-from agent.pog.memory import mask_question
+from agent.pog.memory import MemoryEntry, PathMemory, mask_question
 from agent.pog.scoring import PathScorer, is_value
 from agent.pog.state import Entity, PathCandidate, PriorChain
 from kg_store import LoadBatch, Triple
@@ -344,6 +344,34 @@ def test_a_synthesised_vote_does_not_carry_a_shorter_path_past_one_the_question_
     # a step unnamed, no path is explained whole, and the vote stands
     some = ranked(own, reached_by_country.model_copy(update={"from_every_end": False}), through)
     assert some[3]["unnamed"] == 1.0 and some[1]["memory"] == 1.0
+
+
+def test_the_kind_of_thing_asked_for_names_the_last_step_that_reaches_it(embedder: Embedder) -> None:
+    """"name the *people* whose packages require X": no word names `author`, but a
+    synthesised memory knows its tails are people, as the model named them from examples;
+    the step reaching them is named by the asked word, so the path to the people no
+    longer pays for it against the one that stops at the packages. Not a step inside the
+    path, nor where the question asks for another kind."""
+    requires_of, author = ("requires", B), ("author", F)
+    entries = [MemoryEntry(question_id=f"synthetic:{i}", question=text, paths=[list(chain)], depth=len(chain),
+                           synthetic=True, ends=kind)
+               for i, (text, chain, kind) in enumerate([
+                   ("which software requires X", (requires_of,), "software"),
+                   ("who is the author of the software that requires X", (requires_of, author), "people"),
+                   ("who wrote X", (author,), "people")])]
+    memory = PathMemory(entries, embedder)
+    question = mask_question("name the people whose packages require redis", ["redis"])
+    assert memory.last_steps_of_asked_kind(question) == [author]
+    assert memory.last_steps_of_asked_kind(mask_question("which licenses do the packages of redis carry",
+                                                         ["redis"])) == []
+
+    def unnamed(asked_kind: list) -> list[float]:
+        scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None, asked_kind_steps=asked_kind)
+        return [p["unnamed"] for p in scorer.score([(path, {}, len(path)) for path in
+                                                    [(requires_of, author), (author, requires_of), (requires_of,)]])]
+
+    assert unnamed([]) == [1.0, 1.0, 0.0]
+    assert unnamed(memory.last_steps_of_asked_kind(question)) == [0.0, 1.0, 0.0]
 
 
 def test_a_joined_path_walks_its_joins_relations_too(embedder: Embedder) -> None:

@@ -55,10 +55,11 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     topics.sort(key=lambda t: _position(indicator, t.name or t.id))
 
     masked = masked_topics(question, topics, ctx.store, ctx.neighbours)
-    prior = []
+    prior, asked_kind = [], []
     if ctx.memory is not None and topics:
         prior = memory_prior(ctx.memory, ctx.neighbours, ctx.embedder, config, masked, [t.id for t in topics],
                              question_id=state.get("question_id"), question_group=state.get("question_group"))
+        asked_kind = ctx.memory.last_steps_of_asked_kind(masked)
     depth, depth_source = predict_depth(config, analysis, indicator, prior, memory_confidence(ctx))
     held = {t.id for t in topics}
     # Said, not silently dropped: with a constraint's entity missing (CWQ's second topics
@@ -66,7 +67,7 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     unheld = [t for t in given if t.id not in held and (t.name or t.id) not in candidates]
     return {"topics": topics, "unheld_topics": unheld, "link_candidates": candidates, "masked_question": masked,
             "indicator": indicator, "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
-            "path_prior": prior[:5], "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
+            "path_prior": prior[:5], "asked_kind_steps": asked_kind, "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
 
 

@@ -329,6 +329,17 @@ class PathMemory:
         answering = self._alike(kinds, asked)
         return {c for c in chains if c in self.ends and self.ends[c] not in answering} if answering else set()
 
+    def last_steps_of_asked_kind(self, question: str) -> list[StepTuple]:
+        """The steps that reach the kind of thing the question asks for, by the graph's kinds
+        as named at synthesis (`MemoryEntry.ends`): "name the *people* whose packages require
+        X" asks for what `author` reaches. Empty where the question names no such kind."""
+        asked = asked_words(question)
+        kinds = sorted(set(self.ends.values()))
+        if not asked or not kinds:
+            return []
+        answering = self._alike(kinds, asked)
+        return sorted({chain[-1] for chain, kind in self.ends.items() if kind in answering})
+
     def _alike(self, kinds: list[str], words: list[str]) -> set[str]:
         """The kind words that are the same word as one of `words` (`ALIKE_WORDS`)."""
         alike = (self.embedder.encode(kinds) @ self.embedder.encode(words).T).max(axis=1) >= ALIKE_WORDS

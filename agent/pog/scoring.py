@@ -12,7 +12,9 @@
           - w.length    * (path depth - 1)
           - w.unnamed   * steps whose relation the question does not name (by its letters, or a
                           synonym: word embeddings at least w.synonym alike; or by the kind of
-                          what the step reaches, `kinds_reached`), or walk it the same way once
+                          what the step reaches, `kinds_reached`; or, the last step, by asking
+                          for the kind of thing it reaches, as a synthesised memory names the
+                          graph's kinds: `asked_kind_steps`), or walk it the same way once
                           more than it has words naming it (`named_too_few_times`), less those
                           inside the path that a word of the question naming no relation may
                           stand for
@@ -104,8 +106,12 @@ def chain_key(steps: Sequence[Sequence]) -> ChainKey:
 
 class PathScorer:
     def __init__(self, embedder: Embedder, weights: ScoreWeights, question: str, indicator: str | None,
-                 prior: Sequence[PriorChain], predicted_depth: int | None, *, synthetic_prior: bool = False) -> None:
+                 prior: Sequence[PriorChain], predicted_depth: int | None, *, synthetic_prior: bool = False,
+                 asked_kind_steps: Iterable[Sequence] = ()) -> None:
         self.embedder, self.weights, self.predicted_depth = embedder, weights, predicted_depth
+        # The steps that reach the kind of thing the question asks for, by the graph's kinds
+        # ("name the *people* whose ...": `author`): as a path's last step, the question names it.
+        self.asked_kind_steps = frozenset(chain_key(asked_kind_steps))
         # A synthesised memory votes by how alike the question is to questions written
         # for each chain: "name the capitals of X 's neighbours" is nearest "what is the
         # capital of X". Its vote cannot outweigh what the question's words say against a path.
@@ -395,7 +401,8 @@ class PathScorer:
         depth = state.get("predicted_depth") if state.get("depth_source") == "memory" else None
         return cls(embedder, weights, masked_question(state),
                    mask_question(indicator, names) if indicator and indicator != state["question"] else None,
-                   state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory)
+                   state.get("path_prior") or [], depth, synthetic_prior=synthetic_memory,
+                   asked_kind_steps=state.get("asked_kind_steps") or ())
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
               returning: Sequence[bool] | None = None, from_every_end: Sequence[bool] | None = None,
@@ -434,9 +441,13 @@ class PathScorer:
         # *dependencies* *depend* on", where the graph says `author` and `requires`).
         # Not for siblings ("who appeared in the *same* movie with X"): one word names two steps.
         by_links = bool(self.link_at) and not self.asks_for_siblings and not any(self.named(r) for r in relations)
-        unnamed = [[not by_links and ((not self.named(r) and not kind) or again) for (r, _), kind, again
-                    in zip(steps, kinds_of, self.named_too_few_times(steps), strict=True)]
-                   for (steps, _, _), kinds_of in zip(items, kinds, strict=True)]
+        # A last step that reaches the kind of thing asked for is named by the asked words.
+        ends_at_asked_kind = [steps[-1] in self.asked_kind_steps for steps, _, _ in items]
+        unnamed = [[not by_links and ((not self.named(r) and not kind and not (at == len(steps) - 1 and asked_kind))
+                                      or again)
+                    for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
+                                                                   strict=True))]
+                   for (steps, _, _), kinds_of, asked_kind in zip(items, kinds, ends_at_asked_kind, strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.

@@ -93,6 +93,7 @@ class PoGState(TypedDict, total=False):
     model_depth: int | None  # the depth the model's analysis gave (whoever set predicted_depth)
     depth_source: Literal["memory", "structure", "llm", "indicator", "default"]
     path_prior: list[PriorChain]
+    asked_kind_steps: list[StepTuple]  # steps reaching the kind the question asks for (PathMemory.last_steps_of_asked_kind)
     # exploration
     phase: Phase
     depth: int
