@@ -12,6 +12,7 @@ from agent import PoGConfig, PoGContext, run_question
 from agent.embeddings import Embedder
 from agent.pog.answering import answer_from_paths
 from agent.pog.candidates import (
+    asked_kind_words,
     asked_words,
     asks_for_a_value,
     heads_a_clause,
@@ -372,6 +373,42 @@ def test_the_kind_of_thing_asked_for_names_the_last_step_that_reaches_it(embedde
 
     assert unnamed([]) == [1.0, 1.0, 0.0]
     assert unnamed(memory.last_steps_of_asked_kind(question)) == [0.0, 1.0, 0.0]
+    assert memory.last_steps_of_asked_kind(mask_question("who wrote redis", ["redis"])) == [author]
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("who wrote the packages that X needs", ["people"]),
+    ("whose packages require X", ["people"]),
+    ("which films did X direct", ["films"]),
+    ("when was the person who discovered X born", []),  # a relative "who" asks for nobody
+    ("what did X write", []),
+])
+def test_the_kind_a_question_asks_for(question: str, kind: list[str]) -> None:
+    assert asked_kind_words(question) == kind
+
+
+def test_asked_words_that_name_a_relation_name_no_step_by_its_kind(embedder: Embedder) -> None:
+    """"which *country* borders X" names `country`: countries are what `borders` reaches
+    too, but the asked word is a relation's name, not a stand-in for an unnamed step."""
+    question = mask_question("which country is Lyon the capital of", ["Lyon"])
+    scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None,
+                        asked_kind_steps=[("capital", B), ("borders", F)])
+    unnamed = [p["unnamed"] for p in scorer.score([(path, {}, len(path)) for path in
+                                                   [(("country", F), ("borders", F)), (("capital", B),)]])]
+    assert unnamed == [1.0, 0.0]
+
+
+def test_where_no_word_names_a_relation_the_asked_kind_picks_the_last_step(embedder: Embedder) -> None:
+    """"who wrote the libraries that X 's packages need": the link words count three steps,
+    and of the paths that long, those ending at another kind than people leave "who"
+    unexplained."""
+    question = mask_question("who wrote the libraries that Oleh Prypin 's packages need", ["Oleh Prypin"])
+    written, needs = ("author", B), ("requires", F)
+    scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None, asked_kind_steps=[("author", F)])
+    paths = [(written, needs, ("author", F)), (written, needs, ("development_status", F)), (written, needs)]
+    assert [p["unnamed"] for p in scorer.score([(path, {}, len(path)) for path in paths])] == [0.0, 1.0, 2.0]
+    unaware = PathScorer(embedder, ScoreWeights(), question, None, [], None)
+    assert [p["unnamed"] for p in unaware.score([(path, {}, len(path)) for path in paths])] == [0.0, 0.0, 1.0]
 
 
 def test_a_joined_path_walks_its_joins_relations_too(embedder: Embedder) -> None:

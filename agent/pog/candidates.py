@@ -148,6 +148,7 @@ def sibling_mismatch(steps: Sequence[StepTuple], siblings_asked: bool) -> bool:
 # *primary languages* in ...", "what *kind* of *government* ...".
 _WH_NOUN = frozenset({"what", "which"})
 _WH_AUX = frozenset({"what", "which", "who"})
+_WHO = frozenset({"who", "whom", "whose"})
 _AUX = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have",
                   "had", "should", "might", "may"})
 _COPULAS = frozenset({"is", "are", "was", "were"})
@@ -168,6 +169,18 @@ def heads_a_clause(words: Sequence[str], i: int) -> bool:
     article: "the *country* the director of X comes from", "a *country* where ...": what
     the clause's chain reaches."""
     return 1 <= i < len(words) - 1 and words[i - 1] in _ARTICLES and words[i + 1] in _CLAUSE_STARTS
+
+
+# What "who" asks for, in the word the kind prompt's example names people with
+# (prompts/synth_kind.md), as a synthesised memory names the graph's kinds.
+PERSON_KIND = "people"
+
+
+def asked_kind_words(question: str) -> list[str]:
+    """The words naming the kind of thing a (masked) question asks for: `asked_words`, or,
+    for a question that starts by asking who ("who wrote ...", "whose packages ..."), people."""
+    words = question_tokens(question)
+    return asked_words(question) or ([PERSON_KIND] if words and words[0].lower() in _WHO else [])
 
 
 def asked_words(question: str) -> list[str]:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 from agent.answer_text import normalize
 from agent.embeddings import DIMENSIONS, MODEL_ID, Embedder
 from agent.linking import mention_span, relation_vocabulary
-from agent.pog.candidates import asked_words, asks_for_siblings, named_depth, sibling_mismatch
+from agent.pog.candidates import asked_kind_words, asked_words, asks_for_siblings, named_depth, sibling_mismatch
 from agent.pog.state import PoGState, PriorChain, StepTuple
 from kg_store.errors import InputError
 from kg_store.paths import NeighborCache, explore, join_topics
@@ -330,10 +330,11 @@ class PathMemory:
         return {c for c in chains if c in self.ends and self.ends[c] not in answering} if answering else set()
 
     def last_steps_of_asked_kind(self, question: str) -> list[StepTuple]:
-        """The steps that reach the kind of thing the question asks for, by the graph's kinds
-        as named at synthesis (`MemoryEntry.ends`): "name the *people* whose packages require
-        X" asks for what `author` reaches. Empty where the question names no such kind."""
-        asked = asked_words(question)
+        """The steps that reach the kind of thing the question asks for (`asked_kind_words`),
+        by the graph's kinds as named at synthesis (`MemoryEntry.ends`): "name the *people*
+        whose packages require X" and "who wrote ..." ask for what `author` reaches. Empty
+        where the question names no such kind."""
+        asked = asked_kind_words(question)
         kinds = sorted(set(self.ends.values()))
         if not asked or not kinds:
             return []

@@ -441,8 +441,15 @@ class PathScorer:
         # *dependencies* *depend* on", where the graph says `author` and `requires`).
         # Not for siblings ("who appeared in the *same* movie with X"): one word names two steps.
         by_links = bool(self.link_at) and not self.asks_for_siblings and not any(self.named(r) for r in relations)
-        # A last step that reaches the kind of thing asked for is named by the asked words.
-        ends_at_asked_kind = [steps[-1] in self.asked_kind_steps for steps, _, _ in items]
+        # A last step that reaches the kind of thing asked for is named by the asked words,
+        # where they name no relation themselves ("which *country* ...": `country`).
+        kind_asked = bool(self.asked_kind_steps) and not any(self.naming_positions(r) & self.asked_at
+                                                               for r in relations)
+        ends_at_asked_kind = [kind_asked and steps[-1] in self.asked_kind_steps for steps, _, _ in items]
+        # Where no word names a relation, a path ending at another kind than any reaches
+        # that is asked for leaves the asked words unexplained ("*who* wrote the packages
+        # that X 's packages need": `author`, not `development_status`).
+        other_kind = [by_links and any(ends_at_asked_kind) and not at_kind for at_kind in ends_at_asked_kind]
         unnamed = [[not by_links and ((not self.named(r) and not kind and not (at == len(steps) - 1 and asked_kind))
                                       or again)
                     for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
@@ -477,7 +484,7 @@ class PathScorer:
                                     or (topic_spare and self.named(steps[0][0]))),
                      "way": float(self.against_word_order(steps, chained, symmetric, by_links))}
             if by_links:  # as many steps as link words: each step more, or link word more, is unexplained
-                parts["unnamed"] = float(abs(len(steps) - len(self.link_at)))
+                parts["unnamed"] = float(abs(len(steps) - len(self.link_at)) + other_kind[i])
             if self._vote_void(parts) or (by_links and self.synthetic_prior and parts["unnamed"]):
                 # A synthesised vote is matched by wording, which says least where no word names a
                 # relation ("which libraries do the projects of X use" is nearest "the packages of X").
