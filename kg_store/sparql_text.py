@@ -442,7 +442,7 @@ def stats_queries() -> dict[str, str]:
     meta = _an_attribute("p")
     return {
         "triples": f"SELECT (COUNT(*) AS ?c) WHERE {{ ?s ?p ?o . FILTER({meta}) }}",
-        "entities": (  # a name or a count is a fact of an entity; the store's own mark is not
+        "entities": (  # a name or a count is a fact of an entity; the store's own facts (its marks, notes) are not
             f"SELECT (COUNT(DISTINCT ?e) AS ?c) WHERE {{ {{ ?e ?p ?o FILTER(?e != {iri_ref(STORE_IRI)}) }} "
             "UNION { ?s ?p ?e . FILTER(isIRI(?e)) } }"
         ),

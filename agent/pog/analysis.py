@@ -67,7 +67,8 @@ def analyse_question(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     unheld = [t for t in given if t.id not in held and (t.name or t.id) not in candidates]
     return {"topics": topics, "unheld_topics": unheld, "link_candidates": candidates, "masked_question": masked,
             "indicator": indicator, "split_questions": [s for s in analysis.split_questions if isinstance(s, str)][:5],
-            "path_prior": prior[:5], "asked_kind_steps": asked_kind, "predicted_depth": depth, "depth_source": depth_source, "depth": depth,
+            "path_prior": prior[:5], "asked_kind_steps": asked_kind, "predicted_depth": depth,
+            "depth_source": depth_source, "depth": depth,
             "model_depth": analysis.depth if isinstance(analysis.depth, int) else None, "phase": "topic"}
 
 
