@@ -287,8 +287,7 @@ class SparqlStore(GraphStore):
                 lines = text.splitlines()
                 for start in range(0, len(lines), self.update_chunk_triples):
                     data = "\n".join(lines[start : start + self.update_chunk_triples])
-                    body = f"GRAPH {sparql_text.iri_ref(self.graph)} {{ {data} }}" if self.graph else data
-                    self._update(f"INSERT DATA {{ {body} }}")
+                    self._update(f"INSERT DATA {{ {sparql_text.scoped(self.graph, data)} }}")
             if batch.names:
                 self._update_text_index()
             if batch.attributes:

@@ -181,23 +181,23 @@ def fact_counts_updates(graph: str | None, over: int, relations_over: int) -> li
     `edge_counts_query`'s); a relation's counts are `directed_degrees_query`'s."""
     mark = f"{iri_ref(STORE_IRI)} {iri_ref(COUNTED_OVER_IRI)}"
     counted = {
-        iri_ref(FACTS_OUT_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {_scoped(graph, '?e ?p ?o')} }} GROUP BY ?e",
-        iri_ref(FACTS_IN_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {_scoped(graph, '?s ?p ?e FILTER(isIRI(?e))')} }} GROUP BY ?e",
+        iri_ref(FACTS_OUT_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped(graph, '?e ?p ?o')} }} GROUP BY ?e",
+        iri_ref(FACTS_IN_IRI): f"SELECT ?e (COUNT(*) AS ?c) WHERE {{ {scoped(graph, '?s ?p ?e FILTER(isIRI(?e))')} }} GROUP BY ?e",
     }
-    biggest = (f"{{ SELECT DISTINCT ?e WHERE {{ VALUES ?m {{ {' '.join(counted)} }} {_scoped(graph, '?e ?m ?n')} "
+    biggest = (f"{{ SELECT DISTINCT ?e WHERE {{ VALUES ?m {{ {' '.join(counted)} }} {scoped(graph, '?e ?m ?n')} "
                f"FILTER(?n > {int(relations_over)}) }} }}")
     by_relation = {
-        iri_ref(FACTS_OUT_BY_IRI): _scoped(graph, "?e ?p ?o FILTER(isIRI(?o))"),
-        iri_ref(FACTS_IN_BY_IRI): _scoped(graph, "?o ?p ?e"),
+        iri_ref(FACTS_OUT_BY_IRI): scoped(graph, "?e ?p ?o FILTER(isIRI(?o))"),
+        iri_ref(FACTS_IN_BY_IRI): scoped(graph, "?o ?p ?e"),
     }
     return [
-        f"DELETE WHERE {{ {_scoped(graph, f'{mark} ?t')} }}",
-        *(f"DELETE WHERE {{ {_scoped(graph, f'?e {p} ?c')} }}" for p in [*counted, *by_relation]),
-        *(f"INSERT {{ {_scoped(graph, f'?e {p} ?c')} }} WHERE {{ {count} HAVING (COUNT(*) > {int(over)}) }}"
+        f"DELETE WHERE {{ {scoped(graph, f'{mark} ?t')} }}",
+        *(f"DELETE WHERE {{ {scoped(graph, f'?e {p} ?c')} }}" for p in [*counted, *by_relation]),
+        *(f"INSERT {{ {scoped(graph, f'?e {p} ?c')} }} WHERE {{ {count} HAVING (COUNT(*) > {int(over)}) }}"
           for p, count in counted.items()),
-        *(f"INSERT {{ {_scoped(graph, f'?e {p} ?c')} }} WHERE {{ SELECT ?e (CONCAT(STR(COUNT(*)), \" \", STR(?p)) AS ?c) "
+        *(f"INSERT {{ {scoped(graph, f'?e {p} ?c')} }} WHERE {{ SELECT ?e (CONCAT(STR(COUNT(*)), \" \", STR(?p)) AS ?c) "
           f"WHERE {{ {biggest} {pattern} }} GROUP BY ?e ?p }}" for p, pattern in by_relation.items()),
-        f"INSERT DATA {{ {_scoped(graph, f'{mark} {int(over)}')} }}",
+        f"INSERT DATA {{ {scoped(graph, f'{mark} {int(over)}')} }}",
     ]
 
 
@@ -206,7 +206,7 @@ def drop_settled_marks(graph: str | None) -> str:
     the fact counts' mark and the relations' shapes' sample."""
     pattern = f"{iri_ref(STORE_IRI)} ?m ?t"
     marks = ", ".join(iri_ref(m) for m in (COUNTED_OVER_IRI, REACHED_TWICE_SAMPLE_IRI))
-    return f"DELETE {{ {_scoped(graph, pattern)} }} WHERE {{ {_scoped(graph, pattern)} FILTER(?m IN ({marks})) }}"
+    return f"DELETE {{ {scoped(graph, pattern)} }} WHERE {{ {scoped(graph, pattern)} FILTER(?m IN ({marks})) }}"
 
 
 def reached_twice_updates(graph: str | None, reached_twice: Iterable[tuple[str, bool]], sample: int,
@@ -220,11 +220,11 @@ def reached_twice_updates(graph: str | None, reached_twice: Iterable[tuple[str, 
     facts = [f"{store} {flag} {literal(('forward ' if forward else 'backward ') + relation)} ."
              for relation, forward in reached_twice]
     return [
-        f"DELETE WHERE {{ {_scoped(graph, f'{sample_mark} ?t')} }}",
-        f"DELETE WHERE {{ {_scoped(graph, f'{store} {flag} ?t')} }}",
-        *(f"INSERT DATA {{ {_scoped(graph, ' '.join(facts[start:start + chunk]))} }}"
+        f"DELETE WHERE {{ {scoped(graph, f'{sample_mark} ?t')} }}",
+        f"DELETE WHERE {{ {scoped(graph, f'{store} {flag} ?t')} }}",
+        *(f"INSERT DATA {{ {scoped(graph, ' '.join(facts[start:start + chunk]))} }}"
           for start in range(0, len(facts), chunk)),
-        f"INSERT DATA {{ {_scoped(graph, f'{sample_mark} {int(sample)}')} }}",
+        f"INSERT DATA {{ {scoped(graph, f'{sample_mark} {int(sample)}')} }}",
     ]
 
 
@@ -235,7 +235,8 @@ def reached_twice_query() -> str:
     return f"SELECT ?m ?t WHERE {{ VALUES ?m {{ {marks} }} {iri_ref(STORE_IRI)} ?m ?t }}"
 
 
-def _scoped(graph: str | None, pattern: str) -> str:
+def scoped(graph: str | None, pattern: str) -> str:
+    """`pattern` inside the named graph writes go to, or as it is for the default graph."""
     return f"GRAPH {iri_ref(graph)} {{ {pattern} }}" if graph else pattern
 
 
