@@ -450,11 +450,17 @@ class PathScorer:
         # that is asked for leaves the asked words unexplained ("*who* wrote the packages
         # that X 's packages need": `author`, not `development_status`).
         other_kind = [by_links and any(ends_at_asked_kind) and not at_kind for at_kind in ends_at_asked_kind]
-        unnamed = [[not by_links and ((not self.named(r) and not kind and not (at == len(steps) - 1 and asked_kind))
-                                      or again)
+
+        def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
+            if by_links:  # counted against the link words below instead
+                return [False] * len(steps)
+            last = len(steps) - 1
+            return [(not self.named(r) and not kind and not (at == last and last_named_by_kind)) or again
                     for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
                                                                    strict=True))]
-                   for (steps, _, _), kinds_of, asked_kind in zip(items, kinds, ends_at_asked_kind, strict=True)]
+
+        unnamed = [unnamed_steps(steps, kinds_of, at_kind)
+                   for (steps, _, _), kinds_of, at_kind in zip(items, kinds, ends_at_asked_kind, strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.
