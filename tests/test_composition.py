@@ -576,8 +576,8 @@ def test_a_relation_named_by_words_of_two_roots_or_one_word_twice_is_no_walk_bac
     """Two roots name two relations; one word twice chains a relation the graph chains."""
     topic = question.split(" did ")[-1].split(" discover")[0] if " did " in question else "Lyon"
     one_way = scorer(embedder, question, topic)
-    assert not any(one_way.named_twice(r, chains=True) for r in ("discovery_year", "discovered_by", "mayor"))
-    assert not one_way.named_twice("discovery_year", chains=False)
+    assert not any(one_way.named_twice(r, {r}) for r in ("discovery_year", "discovered_by", "mayor"))
+    assert not one_way.named_twice("discovery_year", ())
 
 
 def test_one_word_twice_walks_back_a_relation_the_graph_does_not_chain(embedder: Embedder) -> None:
@@ -593,6 +593,21 @@ def test_one_word_twice_walks_back_a_relation_the_graph_does_not_chain(embedder:
     assert [p["back"] for p in parts(embedder, question, "Abel", chain, there_and_back)] == [0.0, 1.0]
 
 
+def test_one_word_twice_naming_a_chained_relation_asks_for_no_walk_back_of_another(embedder: Embedder) -> None:
+    """"what is the symbol of the *unit* that the debye 's reference *unit* is defined from":
+    "unit" names `reference_unit`, which the graph chains (walked twice), and `base_unit`,
+    which it does not. The word twice is the chain, not a walk back along `base_unit` to the
+    debye's siblings (the units tuning part's 3-hop misses: the path that walked
+    `reference_unit` back and on to the siblings' symbols was ranked first)."""
+    question = "what is the symbol of the unit that the debye 's reference unit is defined from"
+    chain = (("reference_unit", F), ("reference_unit", F), ("symbol", F))
+    siblings = (("reference_unit", F), ("reference_unit", B), ("symbol", F))
+    asked = scorer(embedder, question, "debye")
+    assert not asked.named_twice("base_unit", {"reference_unit"}) and asked.named_twice("base_unit", ())
+    ranked = parts(embedder, question, "debye", chain, siblings, (("reference_unit", F), ("base_unit", B)))
+    assert [p["back"] for p in ranked] == [0.0, 0.0, 0.0] and ranked[0]["total"] > ranked[1]["total"]
+
+
 def test_the_word_that_says_what_is_asked_is_not_a_relation_named_twice(embedder: Embedder) -> None:
     """"which *countries* border the *country* whose capital is X": the two words are the
     answers' kind and the middle's; the answers are the neighbours, no walk back to X's
@@ -600,7 +615,7 @@ def test_the_word_that_says_what_is_asked_is_not_a_relation_named_twice(embedder
     on again was ranked first)."""
     question = "which countries border the country whose capital is Madrid"
     chain = (("capital", B), ("borders", B))
-    assert not scorer(embedder, question, "Madrid").named_twice("country", chains=False)
+    assert not scorer(embedder, question, "Madrid").named_twice("country", ())
     assert parts(embedder, question, "Madrid", chain)[0]["back"] == 0.0
 
 
@@ -857,6 +872,7 @@ def test_a_relation_the_graph_chains_is_walked_once_for_each_word_naming_it(embe
     ("the audiences of the packages that require X", "require", False),
     ("what is the capital of X", None, None),
     ("who wrote the packages that depend on X", "depend", False),
+    ("what is the symbol of the unit the X is defined from", None, None),  # "the unit": a noun
 ])
 def test_the_verb_beside_the_topic_makes_it_the_subject_or_the_object(question: str, verb: str | None,
                                                                        subject: bool | None) -> None:

@@ -423,7 +423,9 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
 def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     """Where the word stands that the topic is the subject or agent of, and True ("the
     packages X *requires*", "what does X *require*", "*required* by X"), or the object of,
-    and False ("the packages that *require* X"); None where neither is beside it."""
+    and False ("the packages that *require* X"); None where neither is beside it. A word
+    after an article is a noun, no verb: in "the *unit* the X is defined from" the topic
+    begins a clause about the unit, and is no object of "unit"."""
     after = topic_at + 1
     if after < len(words) and words[after] != POSSESSIVE and may_name_a_relation(words[after]):
         return after, True
@@ -432,7 +434,7 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     before = before_article(words, topic_at)
     if before >= 1 and words[before] in _VERB_PARTICLES:  # "the packages that depend *on* X"
         before -= 1
-    if before >= 0 and may_name_a_relation(words[before]):
+    if before >= 0 and may_name_a_relation(words[before]) and not (before >= 1 and words[before - 1] in _ARTICLES):
         return before, False
     return None
 

@@ -343,18 +343,23 @@ class PathScorer:
         relation, forward = steps[-1]
         return not forward and bool(self.naming_positions(relation) & self.asked_at)
 
-    def named_twice(self, relation: str, chains: bool) -> bool:
+    def named_twice(self, relation: str, chained: Collection[str]) -> bool:
         """The question names the relation in two places apart by two forms of one word
         ("which elements did the *discoverer* of X *discover*"): it walks the relation there
         and back, to the topic's siblings. The same word twice chains the relation where
-        the graph does (`chains`: its tails are its heads, "X 's father 's father"), and
+        the graph does (`chained`: its tails are its heads, "X 's father 's father"), and
         walks it back where it cannot ("which elements were *discovered* by the person who
-        *discovered* X": a discoverer discovers, it is not discovered). Words of two roots
-        ("in which *years* did X *discover*") name two relations. The word that says what is
-        asked is not one of the two: "which *countries* border the *country* whose capital is
-        X" names the answers' kind and the middle's, and walks `borders` once."""
+        *discovered* X": a discoverer discovers, it is not discovered), unless that word
+        names, in both places, a relation the graph chains: "the symbol of the *unit* that
+        X 's reference *unit* is defined from" walks `reference_unit` twice, and `base_unit`,
+        which "unit" names too, no walk back. Words of two roots ("in which *years* did X
+        *discover*") name two relations. The word that says what is asked is not one of
+        the two: "which *countries* border the *country* whose capital is X" names the
+        answers' kind and the middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
-        return any(b - a > 1 and (self.words[a] != self.words[b] or not chains) and self.words[a][:4] == self.words[b][:4]
+        chaining = frozenset().union(*(self.naming_positions(r) for r in chained))
+        return any(b - a > 1 and self.words[a][:4] == self.words[b][:4]
+                   and (self.words[a] != self.words[b] or (relation not in chained and not {a, b} <= chaining))
                    for a, b in combinations(positions, 2))
 
     def detours(self, steps: Sequence[StepTuple]) -> bool:
@@ -465,7 +470,7 @@ class PathScorer:
                          if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.
         chained = chained_relations(steps for steps, _, _ in items)
-        siblings = self.asks_for_siblings or any(self.named_twice(r, r in chained) for r in relations)
+        siblings = self.asks_for_siblings or any(self.named_twice(r, chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
         # (none where a path as long names every step): a path that walks another's steps
         # but those skips links of the chain.
