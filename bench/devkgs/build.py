@@ -881,7 +881,9 @@ def units_kg() -> KG:
 def units_from_definitions(text: str) -> KG:
     """The units KG of a pint definitions file's text: prefixes, `name = expression =
     symbol = alias ...` lines under `# Quantity` headers of its UNITS part, `@group` and
-    `@system` blocks. A unit named with a prefix ("kilogram") is defined from its unit."""
+    `@system` blocks. A unit named with a prefix ("kilogram") is defined from its unit.
+    The constants file is not read, so a constant that parses as a prefixed unit is taken
+    for one (`hbar`: hecto-bar), a known defect of the committed KG (README)."""
     prefixes: dict[str, tuple[str, str]] = {}  # name -> (factor, symbol)
     definitions: list[tuple[str, str, list[str], str | None, str | None]] = []  # name, expr, aliases, quantity, group
     systems: dict[str, tuple[list[str], list[str]]] = {}  # name -> (groups used, base units)
