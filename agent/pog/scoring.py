@@ -357,10 +357,14 @@ class PathScorer:
         the two: "which *countries* border the *country* whose capital is X" names the
         answers' kind and the middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
+        pairs = [(a, b) for a, b in combinations(positions, 2) if b - a > 1 and self.words[a][:4] == self.words[b][:4]]
+        if any(self.words[a] != self.words[b] for a, b in pairs):
+            return True
+        if not pairs or relation in chained:
+            return False
+        # Read only for a word standing twice: the beam scores every hop's relations.
         chaining = frozenset().union(*(self.naming_positions(r) for r in chained))
-        return any(b - a > 1 and self.words[a][:4] == self.words[b][:4]
-                   and (self.words[a] != self.words[b] or (relation not in chained and not {a, b} <= chaining))
-                   for a, b in combinations(positions, 2))
+        return any(not {a, b} <= chaining for a, b in pairs)
 
     def detours(self, steps: Sequence[StepTuple]) -> bool:
         """The path walks a relation there and back before its last step, and the question

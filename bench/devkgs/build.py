@@ -985,8 +985,8 @@ def units_from_definitions(text: str) -> KG:
             if group in UNIT_GROUPS:
                 kg.add(UNIT_GROUPS[group], "applicable_system", UNIT_SYSTEMS.get(system, system))
         for base in bases:
-            if resolve(base):
-                kg.add(UNIT_SYSTEMS.get(system, system), "base_unit", readable(resolve(base)))  # type: ignore[arg-type]
+            if unit := resolve(base):
+                kg.add(UNIT_SYSTEMS.get(system, system), "base_unit", readable(unit))
     return kg
 
 
