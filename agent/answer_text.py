@@ -3,7 +3,8 @@ model wrote to an entity's, reading answers from a model's reply, and the result
 pipeline returns. Nothing here knows about a graph, a model or an agent.
 
 normalize: the store's own name normalisation (`kg_store.ids.normalize_name`: lowercase,
-accents and punctuation gone, so "Amelie" is "Amélie"), then the articles a/an/the dropped.
+accents and punctuation gone, so "Amelie" is "Amélie"), then the articles a/an/the dropped,
+unless the name is nothing else ("A", the ampere's symbol).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ _SPACES = re.compile(r"\s+")
 @functools.lru_cache(maxsize=200_000)  # pure, and scoring compares the same few names thousands of times
 def normalize(text: str) -> str:
     text = normalize_name(text).replace("_", " ")  # "_" is a word character to the store's search
-    return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip()
+    # A name that is all articles stays a name: "A" is the ampere's symbol.
+    return _SPACES.sub(" ", _ARTICLES.sub(" ", text)).strip() or _SPACES.sub(" ", text).strip()
 
 
 # A name the LLM writes matches an entity when their normalised forms are equal, or one

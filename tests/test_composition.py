@@ -865,6 +865,54 @@ def test_a_relation_the_graph_chains_is_walked_once_for_each_word_naming_it(embe
     assert parts(embedder, question, "rich", once)[0]["missing"] == 0.0
 
 
+def test_words_side_by_side_naming_a_relation_are_one_mention_of_it(embedder: Embedder) -> None:
+    """One mention, one step: "the *unit* that the debye 's *reference unit* is defined from"
+    names `reference_unit` twice, not three times, so the chain that walks it twice leaves
+    nothing unexplained and the one that walks it once leaves one mention (the units tuning
+    part's 3-hop misses: both paid, and a synthesised vote carried the shorter)."""
+    question = "what is the symbol of the unit that the debye 's reference unit is defined from"
+    once = (("reference_unit", F), ("symbol", F))
+    twice = (("reference_unit", F), ("reference_unit", F), ("symbol", F))
+    assert [p["missing"] for p in parts(embedder, question, "debye", once, twice)] == [1.0, 0.0]
+    assert scorer(embedder, question, "debye").named_too_few_times(twice[:1] * 3) == [False, False, True]
+
+
+def test_one_word_in_two_inflections_is_one_word_twice(embedder: Embedder) -> None:
+    """"the *units* that the gilbert 's reference *unit* is defined from": one word, plural
+    and singular, naming `reference_unit` (chained) in both places; no walk back along
+    `base_unit`, which "unit" names too. Two roots ("discoverer", "discover") stay two."""
+    question = "what quantity do the units that the gilbert 's reference unit is defined from measure"
+    asked = scorer(embedder, question, "gilbert")
+    assert not asked.named_twice("base_unit", {"reference_unit"})
+    chain = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
+    assert parts(embedder, question, "gilbert", chain)[0]["back"] == 0.0
+    assert scorer(embedder, "which elements did the discoverer of X discover", "X").named_twice("discovered_by", ())
+
+
+@pytest.mark.parametrize(("question", "verb"), [
+    ("how is the unit behind the darcy abbreviated", "abbreviated"),
+    ("what does darcy measure", "measure"),
+    ("who directed darcy 's films", None),  # a noun after a possessive
+    ("which symbols do the units behind the darcy have", None),  # "symbols" says what is asked
+    ("what is the symbol of the darcy", None),
+])
+def test_a_question_that_says_nothing_of_what_it_asks_ends_on_the_verb_that_asks_it(
+        embedder: Embedder, question: str, verb: str | None) -> None:
+    at = scorer(embedder, question, "darcy").closing_verb_at
+    assert (question.split()[at] if at is not None else None) == verb
+
+
+def test_a_closing_verb_that_names_no_relation_names_the_last_step(embedder: Embedder) -> None:
+    """"how is the unit behind the darcy *abbreviated*": no word names `symbol` by its
+    letters, and the path that stops at the unit explained every word it read (the units
+    tuning part's 2-hop misses: the model named the unit, and the chain to its symbol paid
+    for an unnamed last step). A step inside the path stays unexcused by it."""
+    question = "how is the unit behind the darcy abbreviated"
+    chain, unit = (("reference_unit", F), ("symbol", F)), (("reference_unit", F),)
+    scored = parts(embedder, question, "darcy", chain, unit, (("symbol", F), ("reference_unit", B)))
+    assert [p["unnamed"] for p in scored] == [0.0, 0.0, 1.0] and scored[0]["total"] > scored[1]["total"]
+
+
 @pytest.mark.parametrize(("question", "verb", "subject"), [
     ("who wrote the packages X requires", "requires", True),
     ("what does X require", "require", True),

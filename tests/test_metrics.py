@@ -17,6 +17,7 @@ from agent.evaluation.metrics import covered, f1, hit, hits_at_1, lenient_match,
         ("O'Brien–Smith", "o brien smith"),  # any punctuation, not only ASCII
         ("an apple an hour", "apple hour"),
         ("Thea", "thea"),  # "the" only as a word
+        ("A", "a"),  # a name that is all articles stays a name (the ampere's symbol)
         ("", ""),
     ],
 )
@@ -29,7 +30,8 @@ def test_match_is_the_whole_name_or_a_whole_listed_item() -> None:
     assert matches("the Eiffel Tower, Paris", "Eiffel Tower")  # one item of a listed answer
     assert not matches("Eiffel", "Eiffel Tower")
     assert matches("Amelie", "Amélie") and matches("Amélie (film)", "amelie film")
-    assert not matches("anything", "the")  # an all-article gold never matches
+    assert not matches("anything", "the") and not matches("anything", "")  # never an empty gold
+    assert matches("A", "A") and not matches("m", "A")  # the ampere's symbol is a name like any
     # token boundaries and whole names: a gold inside a longer name is another thing
     assert not matches("French", "r")
     assert not matches("The Music Lovers", "Music")

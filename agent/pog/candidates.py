@@ -4,7 +4,7 @@ them, extending them by a hop, and writing them as text for prompts and embeddin
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import pairwise
 
 from agent.pog.state import PathCandidate, Phase, StepTuple
@@ -289,6 +289,12 @@ def may_name_a_relation(word: str) -> bool:
 _INFLECTION = re.compile(r"(?:ing|ed|(?:(?<=[sxz])|(?<=[cs]h))es|s)$")
 
 
+def word_root(word: str) -> str:
+    """A (lower-case) word without its inflection: "units" and "unit", "discovered" and
+    "discovers" are one word in two places; "discoverer" and "discover" are two."""
+    return _INFLECTION.sub("", word)
+
+
 def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
     """Whether a (lower-case) question word names a relation by its letters: it holds a
     relation word's first four letters ("writer" and "screenwriter" name `written_by`,
@@ -299,7 +305,7 @@ def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
         return False
     if any(w[:4] in word for w in relation_words):
         return True
-    stem = _INFLECTION.sub("", word)
+    stem = word_root(word)
     return any(w.startswith(word) or (len(stem) >= 3 and w.startswith(stem)) for w in relation_words)
 
 
@@ -418,6 +424,17 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
     return [i for i in candidates_at if words[i] not in IMPERATIVES and words[i] not in _NO_LINK
             and not heads_a_clause(words, i)
             and not (i + 1 < len(words) and words[i + 1] in _RELATIVE_PRONOUNS)]
+
+
+def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
+    """Where a question ends on the verb that asks its question ("how is the unit behind X
+    *abbreviated*", "what does X *measure*"): its last word, where
+    it is a link word (`link_words`) and no noun after an article or a possessive ("who
+    directed X 's *films*"); None otherwise."""
+    last = len(words) - 1
+    if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
+        return None
+    return last
 
 
 def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:

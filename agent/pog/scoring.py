@@ -14,7 +14,8 @@
                           synonym: word embeddings at least w.synonym alike; or by the kind of
                           what the step reaches, `kinds_reached`; or, the last step, by asking
                           for the kind of thing it reaches, as a synthesised memory names the
-                          graph's kinds: `asked_kind_steps`), or walk it the same way once
+                          graph's kinds: `asked_kind_steps`, or by the verb a question that says
+                          nothing of what it asks ends on: `closing_verb_at`), or walk it the same way once
                           more than it has words naming it (`named_too_few_times`), less those
                           inside the path that a word of the question naming no relation may
                           stand for
@@ -74,6 +75,7 @@ from agent.pog.candidates import (
     asks_for_a_value,
     asks_for_siblings,
     chain_text,
+    closing_verb,
     heads_a_clause,
     leaves_every_end,
     link_words,
@@ -90,6 +92,7 @@ from agent.pog.candidates import (
     walks_owner_way,
     walks_verb_way,
     word_names_relation,
+    word_root,
 )
 from agent.pog.config import ScoreWeights
 from agent.pog.constraints import as_value
@@ -141,6 +144,8 @@ class PathScorer:
         self.link_at = sorted(link_words(self.words, (i for i in self._may_name if i not in self._masks
                                                        and i not in self.asked_at)),
                               key=lambda i: (abs(i - self.topic_at), i)) if self.topic_at is not None else []
+        # A question that says nothing of what it asks for ends on the verb that asks it.
+        self.closing_verb_at = None if self.asked_at else closing_verb(self.words, self.link_at)
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
         # What the question asks for, as one text ("elements"); empty where it does not say
         # ("who ..."). Encoded where `rank` first needs it: the exploration's beam never does.
@@ -239,9 +244,11 @@ class PathScorer:
         two named steps is explained by a spare word of the question: "the capitals of the
         neighbours of X 's country" walks `borders` between `country` and `capital`. So is
         the first step, when the topic's own phrase is such a word ("the capitals of X 's
-        *neighbours*"), since that phrase is the chain's first link. The last step is never
-        excused, nor the first otherwise: the embeddings favour paths that run on past the
-        answer, or wander before reaching what the question names.
+        *neighbours*"), since that phrase is the chain's first link. The last step is not
+        excused by a spare word, nor the first otherwise: the embeddings favour paths that
+        run on past the answer, or wander before reaching what the question names. (The
+        last step is named, not excused, by the verb a question ends on where it says
+        nothing else of what it asks: `closing_verb_at`.)
         (`score` gives no spare words where a candidate as long names all its steps: "the
         films of the screenwriter of X" is `written_by` there and back, not `written_by`
         then `directed_by`.)"""
@@ -302,25 +309,26 @@ class PathScorer:
 
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one
-        word, one step, so "the authors of the *requirements* of the *requirements* of X"
+        mention, one step (`mentions`), so "the authors of the *requirements* of the *requirements* of X"
         walks `requires` twice. Not the asked word ("which *countries* border the *country*
         ..."), unless it is an owner noun ("name the *requirements* of X 's requirements"),
         and not a relation the graph does not chain, whose second naming asks to walk back
         (`named_twice`)."""
         walks = Counter(relation for relation, _ in steps)
         kinds_only = self.asked_at.difference(self.owner_nouns)
-        return sum(max(0, len(self.naming_positions(r) - kinds_only) - n) for r, n in walks.items() if r in chained)
+        return sum(max(0, mentions(self.naming_positions(r) - kinds_only) - n)
+                   for r, n in walks.items() if r in chained)
 
     def named_too_few_times(self, steps: ChainKey) -> list[bool]:
         """For each step, whether it walks a relation the same way once more than the
-        question has words naming it: one word, one step. "which countries border the
+        question has mentions of it (`mentions`): one mention, one step. "which countries border the
         country whose capital is X" walks `borders` once, not on to the neighbours'
         neighbours; "the neighbours of the neighbours of X" names it twice."""
         seen: dict[StepTuple, int] = {}
         again = []
         for step in steps:
             seen[step] = seen.get(step, 0) + 1
-            named = len(self.naming_positions(step[0]))
+            named = mentions(self.naming_positions(step[0]))
             again.append(0 < named < seen[step])
         return again
 
@@ -352,13 +360,14 @@ class PathScorer:
         *discovered* X": a discoverer discovers, it is not discovered), unless that word
         names, in both places, a relation the graph chains: "the symbol of the *unit* that
         X 's reference *unit* is defined from" walks `reference_unit` twice, and `base_unit`,
-        which "unit" names too, no walk back. Words of two roots ("in which *years* did X
-        *discover*") name two relations. The word that says what is asked is not one of
+        which "unit" names too, no walk back; so do "the *units* that X 's reference *unit*
+        ...", one word in two inflections (`word_root`). Words of two roots ("in which
+        *years* did X *discover*") name two relations. The word that says what is asked is not one of
         the two: "which *countries* border the *country* whose capital is X" names the
         answers' kind and the middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
         pairs = [(a, b) for a, b in combinations(positions, 2) if b - a > 1 and self.words[a][:4] == self.words[b][:4]]
-        if any(self.words[a] != self.words[b] for a, b in pairs):
+        if any(word_root(self.words[a]) != word_root(self.words[b]) for a, b in pairs):
             return True
         if not pairs or relation in chained:
             return False
@@ -375,7 +384,7 @@ class PathScorer:
         noun of the middle ("who starred films for the *screenwriter* of X")."""
         def asked(relation: str) -> bool:
             naming = self.naming_positions(relation) - self.asked_at
-            return len(naming) >= 2 or bool(naming & self.topic_phrase)
+            return mentions(naming) >= 2 or bool(naming & self.topic_phrase)
 
         return any(reverses(a, b) and not asked(a[0]) for a, b in pairwise(steps[:-1]))
 
@@ -459,12 +468,17 @@ class PathScorer:
         # that is asked for leaves the asked words unexplained ("*who* wrote the packages
         # that X 's packages need": `author`, not `development_status`).
         other_kind = [by_links and any(ends_at_asked_kind) and not at_kind for at_kind in ends_at_asked_kind]
+        # A closing verb that names no relation names the last step: "how is the unit behind
+        # X *abbreviated*" walks `reference_unit`, then `symbol`, which no word names by its letters.
+        last_named_by_verb = self.closing_verb_at is not None and not any(
+            self.closing_verb_at in self.naming_positions(r) for r in relations)
 
         def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
             if by_links:  # counted against the link words below instead
                 return [False] * len(steps)
             last = len(steps) - 1
-            return [(not self.named(r) and not kind and not (at == last and last_named_by_kind)) or again
+            return [(not self.named(r) and not kind and not (at == last and (last_named_by_kind or last_named_by_verb)))
+                    or again
                     for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
                                                                    strict=True))]
 
@@ -635,6 +649,13 @@ class PathScorer:
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
+
+def mentions(positions: Collection[int]) -> int:
+    """How many times the words at `positions` name a relation: words side by side are one
+    mention ("the X 's *reference* *unit*" names `reference_unit` once, as "the *release*
+    *year* of" names `release_year` once), words apart are one each."""
+    return sum(1 for i in positions if i - 1 not in positions)
 
 
 def symmetric_relations(first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
