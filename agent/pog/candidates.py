@@ -428,9 +428,9 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
 
 def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     """Where a question ends on the verb that asks its question ("how is the unit behind X
-    *abbreviated*", "what does X *measure*"): its last word, where
-    it is a link word (`link_words`) and no noun after an article or a possessive ("who
-    directed X 's *films*"); None otherwise."""
+    *abbreviated*", "what does X *measure*"): its last word, where it is a link word
+    (`link_words`) and no noun after an article or a possessive ("who directed X 's
+    *films*"); None otherwise."""
     last = len(words) - 1
     if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
         return None

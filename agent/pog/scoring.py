@@ -15,8 +15,8 @@
                           what the step reaches, `kinds_reached`; or, the last step, by asking
                           for the kind of thing it reaches, as a synthesised memory names the
                           graph's kinds: `asked_kind_steps`, or by the verb a question that says
-                          nothing of what it asks ends on: `closing_verb_at`), or walk it the same way once
-                          more than it has words naming it (`named_too_few_times`), less those
+                          nothing of what it asks ends on: `closing_verb_at`), or walk it the
+                          same way once more than it has mentions (`named_too_few_times`), less those
                           inside the path that a word of the question naming no relation may
                           stand for
           - w.middle    * [a one-hop path whose relation is named only in the topic's own phrase
@@ -309,8 +309,8 @@ class PathScorer:
 
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one
-        mention, one step (`mentions`), so "the authors of the *requirements* of the *requirements* of X"
-        walks `requires` twice. Not the asked word ("which *countries* border the *country*
+        mention, one step (`mentions`), so "the authors of the *requirements* of the
+        *requirements* of X" walks `requires` twice. Not the asked word ("which *countries* border the *country*
         ..."), unless it is an owner noun ("name the *requirements* of X 's requirements"),
         and not a relation the graph does not chain, whose second naming asks to walk back
         (`named_twice`)."""
@@ -321,8 +321,8 @@ class PathScorer:
 
     def named_too_few_times(self, steps: ChainKey) -> list[bool]:
         """For each step, whether it walks a relation the same way once more than the
-        question has mentions of it (`mentions`): one mention, one step. "which countries border the
-        country whose capital is X" walks `borders` once, not on to the neighbours'
+        question has mentions of it (`mentions`): one mention, one step. "which countries
+        border the country whose capital is X" walks `borders` once, not on to the neighbours'
         neighbours; "the neighbours of the neighbours of X" names it twice."""
         seen: dict[StepTuple, int] = {}
         again = []
@@ -362,9 +362,9 @@ class PathScorer:
         X 's reference *unit* is defined from" walks `reference_unit` twice, and `base_unit`,
         which "unit" names too, no walk back; so do "the *units* that X 's reference *unit*
         ...", one word in two inflections (`word_root`). Words of two roots ("in which
-        *years* did X *discover*") name two relations. The word that says what is asked is not one of
-        the two: "which *countries* border the *country* whose capital is X" names the
-        answers' kind and the middle's, and walks `borders` once."""
+        *years* did X *discover*") name two relations. The word that says what is asked is
+        not one of the two: "which *countries* border the *country* whose capital is X"
+        names the answers' kind and the middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
         pairs = [(a, b) for a, b in combinations(positions, 2) if b - a > 1 and self.words[a][:4] == self.words[b][:4]]
         if any(word_root(self.words[a]) != word_root(self.words[b]) for a, b in pairs):
