@@ -118,6 +118,16 @@ def test_an_answer_its_path_does_not_hold_is_relabelled_as_the_models() -> None:
     assert held_by_its_path(held, names) == held
 
 
+def test_a_name_that_is_all_articles_is_held_by_its_path() -> None:
+    """"A", the ampere's symbol, is a name: an answer "A" that its path ends at stays the
+    graph's (it normalised to nothing, and was relabelled as the model's own)."""
+    path = PathCandidate(seed="ampere", steps=[("symbol", True)], hops=[["A"]], text="ampere -> symbol -> A",
+                         phase="topic")
+    held = {"source": "kg", "answers": ["A"], "answer_entities": ["A"], "answer_path": path,
+            "answer_reason": "named_path_end"}
+    assert held_by_its_path(held, {"A": "A", "ampere": "ampere"}) == held
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_kgqa_ask_json_tells_the_truth_about_an_invented_name(kb: Path, tmp_path: Path, endpoint, preset: str) -> None:
     from tests.test_cli import invoke
