@@ -24,7 +24,7 @@ from agent.embeddings import Embedder
 from agent.pog import candidates as C
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import mask_question
-from agent.pog.scoring import PathScorer
+from agent.pog.scoring import PathScorer, mentions
 from agent.settings import Settings
 from kg_store.registry import open_store
 from loaders.questions import read_questions
@@ -44,7 +44,7 @@ def kb_relations(path: Path) -> set[str]:
 def rules_that_apply(scorer: PathScorer, relations: set[str]) -> list[str]:
     words = scorer.words
     found = []
-    if any(any(i + 1 in p for i in p) for p in (scorer.naming_positions(r) for r in relations)):
+    if any(mentions(scorer.naming_positions(r)) < len(scorer.naming_positions(r)) for r in relations):
         found.append("mentions")
     at = [i for i, w in enumerate(words) if C.may_name_a_relation(w) and w != "x"]
     if any(j - i > 1 and words[i][:4] == words[j][:4] and words[i] != words[j]
