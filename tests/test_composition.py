@@ -880,13 +880,18 @@ def test_words_side_by_side_naming_a_relation_are_one_mention_of_it(embedder: Em
 def test_one_word_in_two_inflections_is_one_word_twice(embedder: Embedder) -> None:
     """"the *units* that the gilbert 's reference *unit* is defined from": one word, plural
     and singular, naming `reference_unit` (chained) in both places; no walk back along
-    `base_unit`, which "unit" names too. Two roots ("discoverer", "discover") stay two."""
+    `base_unit`, which "unit" names too. So are "*required* by the packages that X
+    *requires*", whose "-ed" drops a silent "e": `requires` twice forwards, no walk back.
+    Two roots ("discoverer", "discover") stay two."""
     question = "what quantity do the units that the gilbert 's reference unit is defined from measure"
     asked = scorer(embedder, question, "gilbert")
     assert not asked.named_twice("base_unit", {"reference_unit"})
     chain = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
     assert parts(embedder, question, "gilbert", chain)[0]["back"] == 0.0
     assert scorer(embedder, "which elements did the discoverer of X discover", "X").named_twice("discovered_by", ())
+    required = "under what license are the packages required by the packages that X requires released"
+    assert not scorer(embedder, required, "X").named_twice("requires", {"requires"})
+    assert parts(embedder, required, "X", (("requires", F), ("requires", F), ("license", F)))[0]["back"] == 0.0
 
 
 @pytest.mark.parametrize(("question", "verb"), [
@@ -1079,3 +1084,4 @@ def test_where_link_words_count_the_steps_a_synthesised_vote_for_another_length_
     assert ranked[0].score_parts["memory"] == 0.1
     labelled = PathScorer(embedder, ScoreWeights(), question, None, vote, None).rank([own, used])
     assert labelled[0].steps == own.steps and labelled[0].score_parts["memory"] == 0.9
+

@@ -295,6 +295,12 @@ def word_root(word: str) -> str:
     return _INFLECTION.sub("", word)
 
 
+def one_word(a: str, b: str) -> bool:
+    """Whether two (lower-case) words are one word in two inflections (`word_root`), a
+    silent "e" that "-ed" drops aside: "required" and "requires", "units" and "unit"."""
+    return word_root(a).removesuffix("e") == word_root(b).removesuffix("e")
+
+
 def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
     """Whether a (lower-case) question word names a relation by its letters: it holds a
     relation word's first four letters ("writer" and "screenwriter" name `written_by`,

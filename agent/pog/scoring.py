@@ -81,6 +81,7 @@ from agent.pog.candidates import (
     link_words,
     may_name_a_relation,
     named_depth,
+    one_word,
     owner_nouns,
     question_tokens,
     relation_naming_words,
@@ -92,7 +93,6 @@ from agent.pog.candidates import (
     walks_owner_way,
     walks_verb_way,
     word_names_relation,
-    word_root,
 )
 from agent.pog.config import ScoreWeights
 from agent.pog.constraints import as_value
@@ -361,13 +361,14 @@ class PathScorer:
         names, in both places, a relation the graph chains: "the symbol of the *unit* that
         X 's reference *unit* is defined from" walks `reference_unit` twice, and `base_unit`,
         which "unit" names too, no walk back; so do "the *units* that X 's reference *unit*
-        ...", one word in two inflections (`word_root`). Words of two roots ("in which
-        *years* did X *discover*") name two relations. The word that says what is asked is
+        ...", one word in two inflections (`one_word`: "*required* by the packages that X
+        *requires*"). Words of two roots ("in which *years* did X *discover*") name two
+        relations. The word that says what is asked is
         not one of the two: "which *countries* border the *country* whose capital is X"
         names the answers' kind and the middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
         pairs = [(a, b) for a, b in combinations(positions, 2) if b - a > 1 and self.words[a][:4] == self.words[b][:4]]
-        if any(word_root(self.words[a]) != word_root(self.words[b]) for a, b in pairs):
+        if any(not one_word(self.words[a], self.words[b]) for a, b in pairs):
             return True
         if not pairs or relation in chained:
             return False
