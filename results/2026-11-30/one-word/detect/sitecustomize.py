@@ -1,0 +1,65 @@
+"""Which questions this folder's two rules can change: imported by every Python process
+started with this folder first on PYTHONPATH and KGQA_DETECT set to a log file. (The
+second rule, `kind_asked_by_fit`, is in the code only with `kind-by-fit.patch` applied.)
+
+- The model's replies come from the reply cache; a miss gets an empty reply at once (not
+  stored), so a run over every question takes minutes, and reads the question's analysis
+  as the real runs did (that reply does not depend on the rules).
+- Each time `PathScorer.kind_asked_by_fit` names a last step, it logs the masked question
+  ("fit"); each time `PathScorer.named_twice` reads two words as one where the roots of
+  `word_root` alone differ, it logs it ("e").
+
+An empty reply sends a question on to every later phase, so the run ranks at least the
+candidates the real run ranked: the log lists a superset of the questions the rules change."""
+
+import json
+import os
+
+if os.environ.get("KGQA_DETECT"):
+    from agent.llm import cache
+    from agent.llm.base import LLMReply
+    from agent.pog import scoring
+    from agent.pog.candidates import word_root
+
+    log_path = os.environ["KGQA_DETECT"]
+
+    def log(rule: str, scorer: scoring.PathScorer) -> None:
+        with open(log_path, "a") as out:
+            out.write(json.dumps({"rule": rule, "q": " ".join(scorer.words)}) + "\n")
+
+    def cached_only(self, messages, **request):
+        key = self._key(messages, **request)
+        with self._db_lock:
+            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return LLMReply(text="", prompt_tokens=0, completion_tokens=0, seconds=0.0, cached=False)
+        stored = json.loads(row[0])
+        return LLMReply(text=stored["text"], prompt_tokens=stored["prompt_tokens"],
+                        completion_tokens=stored["completion_tokens"], seconds=0.0, cached=True,
+                        logprobs=[tuple(p) for p in stored["logprobs"]] if stored["logprobs"] is not None else None)
+
+    kind_asked_by_fit = getattr(scoring.PathScorer, "kind_asked_by_fit", None)
+    named_twice = scoring.PathScorer.named_twice
+    one_word = scoring.one_word
+
+    def logged_kind_asked_by_fit(self, *args):
+        found = kind_asked_by_fit(self, *args)
+        if any(found[0]):
+            log("fit", self)
+        return found
+
+    def logged_named_twice(self, relation, chained):
+        now = named_twice(self, relation, chained)
+        scoring.one_word = lambda a, b: word_root(a) == word_root(b)
+        try:
+            before = named_twice(self, relation, chained)
+        finally:
+            scoring.one_word = one_word
+        if now != before:
+            log("e", self)
+        return now
+
+    cache.CachedLLM._chat = cached_only
+    if kind_asked_by_fit is not None:
+        scoring.PathScorer.kind_asked_by_fit = logged_kind_asked_by_fit
+    scoring.PathScorer.named_twice = logged_named_twice
