@@ -1084,4 +1084,3 @@ def test_where_link_words_count_the_steps_a_synthesised_vote_for_another_length_
     assert ranked[0].score_parts["memory"] == 0.1
     labelled = PathScorer(embedder, ScoreWeights(), question, None, vote, None).rank([own, used])
     assert labelled[0].steps == own.steps and labelled[0].score_parts["memory"] == 0.9
-

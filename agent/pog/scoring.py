@@ -363,9 +363,9 @@ class PathScorer:
         which "unit" names too, no walk back; so do "the *units* that X 's reference *unit*
         ...", one word in two inflections (`one_word`: "*required* by the packages that X
         *requires*"). Words of two roots ("in which *years* did X *discover*") name two
-        relations. The word that says what is asked is
-        not one of the two: "which *countries* border the *country* whose capital is X"
-        names the answers' kind and the middle's, and walks `borders` once."""
+        relations. The word that says what is asked is not one of the two: "which
+        *countries* border the *country* whose capital is X" names the answers' kind and the
+        middle's, and walks `borders` once."""
         positions = sorted(self.naming_positions(relation) - self.asked_at)
         pairs = [(a, b) for a, b in combinations(positions, 2) if b - a > 1 and self.words[a][:4] == self.words[b][:4]]
         if any(not one_word(self.words[a], self.words[b]) for a, b in pairs):
