@@ -1084,3 +1084,24 @@ def test_where_link_words_count_the_steps_a_synthesised_vote_for_another_length_
     assert ranked[0].score_parts["memory"] == 0.1
     labelled = PathScorer(embedder, ScoreWeights(), question, None, vote, None).rank([own, used])
     assert labelled[0].steps == own.steps and labelled[0].score_parts["memory"] == 0.9
+
+
+def test_a_passive_participle_reads_a_chained_relation_from_what_by_leads_to(embedder: Embedder) -> None:
+    """"under what license are the packages *required* by the packages that X requires
+    released": the packages "by" leads to require the ones before "required", so the chain
+    walks `requires` forwards twice. A walk there and back reads "required" backwards
+    (`way`), where before it outscored the chain (packages 3-hop tuning part). The topic's
+    own verb is read as before ("required by X"), and a relation the graph does not chain
+    is not read."""
+    question = "under what license are the packages required by the packages that X requires released"
+    chain = (("requires", F), ("requires", F), ("license", F))
+    there_and_back = (("requires", F), ("requires", B), ("license", F))
+    scored = parts(embedder, question, "X", chain, there_and_back)
+    assert [p["way"] for p in scored] == [0.0, 1.0]
+    assert scored[0]["total"] > scored[1]["total"]
+    by_topic = parts(embedder, "which packages are required by the packages required by X", "X",
+                     (("requires", F), ("requires", F)), (("requires", F), ("requires", B)),
+                     (("requires", B), ("requires", F)))
+    assert [p["way"] for p in by_topic] == [0.0, 1.0, 1.0]
+    not_chained = scorer(embedder, question, "X").against_participles(there_and_back, set(), ())
+    assert not_chained == 0

@@ -462,6 +462,14 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     return None
 
 
+def passive_participles(words: Sequence[str], masks: Collection[int]) -> list[int]:
+    """Where a participle in the passive stands ("the packages *required* by the packages
+    that X requires"): a word in "-ed" before "by", not a topic's own ("*required* by X",
+    `topic_verb`). The noun before it is the verb's object, what "by" leads to its subject."""
+    return [i for i in range(len(words) - 1) if words[i + 1] == "by" and words[i].endswith("ed")
+            and len(words[i]) > 4 and i + 2 not in masks]
+
+
 def walks_verb_way(relation: str, forward: bool, subject: bool) -> bool:
     """Whether a step walks `relation` from the subject of the verb naming it forwards, and
     from its object backwards ("X *requires* them": forwards; "the packages that *require*

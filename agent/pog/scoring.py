@@ -34,8 +34,8 @@
                            topic's own phrase names no relation ("X 's *neighbours*") and the
                            first step is one the question names elsewhere]
           - w.way       * steps walking a relation against the way the word naming it reads it,
-                          an owner noun or the verb beside the topic: "the *requirements* of X"
-                          are what X requires (`against_word_order`)
+                          an owner noun, the verb beside the topic or a passive participle: "the
+                          *requirements* of X" are what X requires (`against_word_order`)
           - w.kind      * [the question asks for what the last relation is named after, and the path
                            walks it backwards, to its heads]
           - w.loop      * [the path ends where it has been: at its start or an earlier hop's entities]
@@ -83,6 +83,7 @@ from agent.pog.candidates import (
     named_depth,
     one_word,
     owner_nouns,
+    passive_participles,
     question_tokens,
     relation_naming_words,
     reverses,
@@ -144,6 +145,7 @@ class PathScorer:
         self.link_at = sorted(link_words(self.words, (i for i in self._may_name if i not in self._masks
                                                        and i not in self.asked_at)),
                               key=lambda i: (abs(i - self.topic_at), i)) if self.topic_at is not None else []
+        self._participles = passive_participles(self.words, self._masks)
         # A question that says nothing of what it asks for ends on the verb that asks it.
         self.closing_verb_at = None if self.asked_at else closing_verb(self.words, self.link_at)
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
@@ -300,12 +302,31 @@ class PathScorer:
             names = verb in self.naming_positions(relation) or (by_links and self.link_at[:1] == [verb])
             against += (relation in chained and relation not in symmetric and names
                         and not walks_verb_way(relation, forward, subject))
+        return against + self.against_participles(steps, chained, symmetric)
+
+    def against_participles(self, steps: ChainKey, chained: set[str], symmetric: Collection[str]) -> int:
+        """Passive participles naming a relation the graph chains that no step walks their
+        way (`candidates.passive_participles`): from what "by" leads to, the verb's subject,
+        to the noun before it. "the packages *required* by the packages that X requires"
+        walks `requires` forwards twice; a walk there and back leaves "required" read
+        backwards. The first step is the topic's own verb's or owner noun's, where one names it."""
+        first_word = self.owner_nouns[0] if self.owner_nouns else self.topic_verb[0] if self.topic_verb else None
+        against = 0
+        for relation in {r for r, _ in steps if r in chained and r not in symmetric}:
+            naming = self.naming_positions(relation)
+            asked = sum(1 for at in self._participles if at in naming)
+            owned = first_word in naming
+            walked = sum(1 for at, (r, forward) in enumerate(steps)
+                         if r == relation and not (at == 0 and owned) and walks_verb_way(r, forward, True))
+            against += max(0, asked - walked)
         return against
 
     def _symmetric(self, first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
         """`symmetric_relations`, read only where `against_word_order` reads the word order
-        (an owner noun or the topic's verb): a walk's beam ranks thousands of groups a hop."""
-        return symmetric_relations(first_steps) if self.owner_nouns or self.topic_verb is not None else set()
+        (an owner noun, the topic's verb, a passive participle): a walk's beam ranks
+        thousands of groups a hop."""
+        reads = self.owner_nouns or self.topic_verb is not None or self._participles
+        return symmetric_relations(first_steps) if reads else set()
 
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one

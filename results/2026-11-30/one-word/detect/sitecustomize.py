@@ -1,13 +1,15 @@
-"""Which questions this folder's two rules can change: imported by every Python process
-started with this folder first on PYTHONPATH and KGQA_DETECT set to a log file. (The
-second rule, `kind_asked_by_fit`, is in the code only with `kind-by-fit.patch` applied.)
+"""Which questions a rule can change: imported by every Python process started with this
+folder first on PYTHONPATH and KGQA_DETECT set to a log file. The rules: this folder's
+`one_word` and `kind_asked_by_fit` (in the code only with `kind-by-fit.patch` applied), and
+`PathScorer.against_participles` (`results/2026-11-30/participles/`).
 
 - The model's replies come from the reply cache; a miss gets an empty reply at once (not
   stored), so a run over every question takes minutes, and reads the question's analysis
   as the real runs did (that reply does not depend on the rules).
 - Each time `PathScorer.kind_asked_by_fit` names a last step, it logs the masked question
   ("fit"); each time `PathScorer.named_twice` reads two words as one where the roots of
-  `word_root` alone differ, it logs it ("e").
+  `word_root` alone differ, it logs it ("e"); each time `against_participles` counts a step
+  against a participle ("participle").
 
 An empty reply sends a question on to every later phase, so the run ranks at least the
 candidates the real run ranked: the log lists a superset of the questions the rules change."""
@@ -39,6 +41,7 @@ if os.environ.get("KGQA_DETECT"):
                         logprobs=[tuple(p) for p in stored["logprobs"]] if stored["logprobs"] is not None else None)
 
     kind_asked_by_fit = getattr(scoring.PathScorer, "kind_asked_by_fit", None)
+    against_participles = getattr(scoring.PathScorer, "against_participles", None)
     named_twice = scoring.PathScorer.named_twice
     one_word = scoring.one_word
 
@@ -46,6 +49,12 @@ if os.environ.get("KGQA_DETECT"):
         found = kind_asked_by_fit(self, *args)
         if any(found[0]):
             log("fit", self)
+        return found
+
+    def logged_against_participles(self, *args):
+        found = against_participles(self, *args)
+        if found:
+            log("participle", self)
         return found
 
     def logged_named_twice(self, relation, chained):
@@ -62,4 +71,6 @@ if os.environ.get("KGQA_DETECT"):
     cache.CachedLLM._chat = cached_only
     if kind_asked_by_fit is not None:
         scoring.PathScorer.kind_asked_by_fit = logged_kind_asked_by_fit
+    if against_participles is not None:
+        scoring.PathScorer.against_participles = logged_against_participles
     scoring.PathScorer.named_twice = logged_named_twice
