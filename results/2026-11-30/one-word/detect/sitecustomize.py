@@ -11,8 +11,9 @@ folder first on PYTHONPATH and KGQA_DETECT set to a log file. The rules: this fo
   `word_root` alone differ, it logs it ("e"); each time `against_participles` counts a step
   against a participle ("participle").
 
-An empty reply sends a question on to every later phase, so the run ranks at least the
-candidates the real run ranked: the log lists a superset of the questions the rules change."""
+An empty reply sends a question on to every later phase, so the run should rank at least
+the candidates the real run ranked, and the log list a superset of the questions the rules
+change (a reading of how the phases chain, not a proof)."""
 
 import json
 import os
