@@ -310,6 +310,8 @@ class PathScorer:
         to the noun before it. "the packages *required* by the packages that X requires"
         walks `requires` forwards twice; a walk there and back leaves "required" read
         backwards. The first step is the topic's own verb's or owner noun's, where one names it."""
+        if not self._participles:  # most questions: the beam scores every hop's groups
+            return 0
         first_word = self.owner_nouns[0] if self.owner_nouns else self.topic_verb[0] if self.topic_verb else None
         against = 0
         for relation in {r for r, _ in steps if r in chained and r not in symmetric}:
@@ -331,10 +333,10 @@ class PathScorer:
     def walked_too_few_times(self, steps: ChainKey, chained: set[str]) -> int:
         """Words naming a relation the graph chains that the path leaves unexplained: one
         mention, one step (`mentions`), so "the authors of the *requirements* of the
-        *requirements* of X" walks `requires` twice. Not the asked word ("which *countries* border the *country*
-        ..."), unless it is an owner noun ("name the *requirements* of X 's requirements"),
-        and not a relation the graph does not chain, whose second naming asks to walk back
-        (`named_twice`)."""
+        *requirements* of X" walks `requires` twice. Not the asked word ("which *countries*
+        border the *country* ..."), unless it is an owner noun ("name the *requirements* of
+        X 's requirements"), and not a relation the graph does not chain, whose second
+        naming asks to walk back (`named_twice`)."""
         walks = Counter(relation for relation, _ in steps)
         kinds_only = self.asked_at.difference(self.owner_nouns)
         return sum(max(0, mentions(self.naming_positions(r) - kinds_only) - n)
@@ -343,8 +345,8 @@ class PathScorer:
     def named_too_few_times(self, steps: ChainKey) -> list[bool]:
         """For each step, whether it walks a relation the same way once more than the
         question has mentions of it (`mentions`): one mention, one step. "which countries
-        border the country whose capital is X" walks `borders` once, not on to the neighbours'
-        neighbours; "the neighbours of the neighbours of X" names it twice."""
+        border the country whose capital is X" walks `borders` once, not on to the
+        neighbours' neighbours; "the neighbours of the neighbours of X" names it twice."""
         seen: dict[StepTuple, int] = {}
         again = []
         for step in steps:
