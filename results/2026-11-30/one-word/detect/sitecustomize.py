@@ -30,16 +30,15 @@ if os.environ.get("KGQA_DETECT"):
         with open(log_path, "a") as out:
             out.write(json.dumps({"rule": rule, "q": " ".join(scorer.words)}) + "\n")
 
+    cached_chat = cache.CachedLLM._chat
+
     def cached_only(self, messages, **request):
-        key = self._key(messages, **request)
+        key = self._key(messages, **dict(request))  # `_key` pops the schema
         with self._db_lock:
-            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-        if row is None:
+            stored = self._db.execute("SELECT 1 FROM replies WHERE key = ?", (key,)).fetchone()
+        if stored is None:
             return LLMReply(text="", prompt_tokens=0, completion_tokens=0, seconds=0.0, cached=False)
-        stored = json.loads(row[0])
-        return LLMReply(text=stored["text"], prompt_tokens=stored["prompt_tokens"],
-                        completion_tokens=stored["completion_tokens"], seconds=0.0, cached=True,
-                        logprobs=[tuple(p) for p in stored["logprobs"]] if stored["logprobs"] is not None else None)
+        return cached_chat(self, messages, **request)  # a hit: the cache's own reading of it
 
     kind_asked_by_fit = getattr(scoring.PathScorer, "kind_asked_by_fit", None)
     against_participles = getattr(scoring.PathScorer, "against_participles", None)
