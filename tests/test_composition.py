@@ -605,7 +605,58 @@ def test_one_word_twice_naming_a_chained_relation_asks_for_no_walk_back_of_anoth
     asked = scorer(embedder, question, "debye")
     assert not asked.named_twice("base_unit", {"reference_unit"}) and asked.named_twice("base_unit", ())
     ranked = parts(embedder, question, "debye", chain, siblings, (("reference_unit", F), ("base_unit", B)))
-    assert [p["back"] for p in ranked] == [0.0, 0.0, 0.0] and ranked[0]["total"] > ranked[1]["total"]
+    # no walk back is asked; the one to the debye's siblings is a detour along a chained relation
+    assert [p["back"] for p in ranked] == [0.0, 1.0, 0.0] and ranked[0]["total"] > ranked[1]["total"]
+
+
+def test_where_only_the_asked_words_name_a_relation_the_link_words_count_the_steps(embedder: Embedder) -> None:
+    """"what *unit* defines the *unit* that defines the *unit* X is defined from": "unit"
+    names `reference_unit` only where it says what the answers and the middles are, so the
+    three link words say how many steps the chain has (the units tuning part's 3-hop
+    misses: the one step, every part of it "named", was ranked first). An asked word that
+    is a relational noun ("the *capital* cities of X 's neighbours") is a link itself."""
+    question = "what unit defines the unit that defines the unit the statvolt is defined from"
+    one, three = (("reference_unit", F),), (("reference_unit", F),) * 3
+    to_symbol = (("reference_unit", F),) * 2 + (("symbol", F),)
+    asked = scorer(embedder, question, "statvolt")
+    assert asked.links_count_steps(["reference_unit", "unit_group", "symbol"])
+    ranked = parts(embedder, question, "statvolt", one, three, to_symbol)
+    # the chain ends on the relation the asked word names: not on the units' symbols
+    assert [p["unnamed"] for p in ranked] == [2.0, 0.0, 1.0] and ranked[1]["total"] > ranked[0]["total"]
+    assert not scorer(embedder, "name the capital cities of Slovenia 's neighbours", "Slovenia").links_count_steps(
+        ["capital", "borders"])
+    # a word outside the asked ones names a relation: the names count, as before
+    assert not scorer(embedder, "what is the symbol of the unit the yard is defined from", "yard").links_count_steps(
+        ["reference_unit", "symbol"])
+
+
+def test_where_link_words_count_the_steps_an_owner_noun_reads_the_first_steps_way(embedder: Embedder) -> None:
+    """"what licenses apply to the packages that X 's *dependencies* rely on": no word names
+    `requires` by its letters, but the owner noun nearest the topic is the first link, so
+    `requires` is walked from X, forwards (the packages tuning part's 3-hop misses: the
+    walk to what depends on what depends on X was ranked first)."""
+    question = "what licenses apply to the packages that httpx 's dependencies rely on"
+    forwards = (("requires", F), ("requires", F), ("license", F))
+    backwards = (("requires", B), ("requires", B), ("license", F))
+    asked = scorer(embedder, question, "httpx")
+    assert asked.links_count_steps(["requires", "license"])
+    assert [p["way"] for p in parts(embedder, question, "httpx", forwards, backwards)] == [0.0, 1.0]
+
+
+def test_a_walk_back_along_a_relation_the_graph_chains_is_a_detour(embedder: Embedder) -> None:
+    """"what quantity do the *units* that the slinch 's *reference unit* is defined from
+    measure": two words name `reference_unit`, which the graph chains (a unit is defined
+    from a unit), so they ask to walk on, not there and back to the slinch's reference
+    unit's siblings (the units tuning part's 3-hop misses). Two words naming a relation
+    that does not chain still ask for the walk ("the films starred by X 's actors")."""
+    question = "what quantity do the units that the slinch 's reference unit is defined from measure"
+    chain = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
+    siblings = (("reference_unit", F), ("reference_unit", B), ("quantity_kind", F))
+    asked = scorer(embedder, question, "slinch")
+    assert asked.detours(siblings, {"reference_unit"}) and not asked.detours(siblings)
+    assert [p["back"] for p in parts(embedder, question, "slinch", chain, siblings)] == [0.0, 1.0]
+    films = (("starred_actors", F), ("starred_actors", B), ("release_year", F))
+    assert not scorer(embedder, "when were the films starred by Heat 's actors released", "Heat").detours(films, set())
 
 
 def test_the_word_that_says_what_is_asked_is_not_a_relation_named_twice(embedder: Embedder) -> None:
@@ -1029,6 +1080,11 @@ def test_a_relation_reaching_the_same_entities_either_way_has_no_direction(embed
     ("who created the packages X relies on", ["created", "relies"]),  # "the packages X": what a step reaches
     ("who made each of the packages that use X", ["made", "use"]),
     ("name the authors of X", []),  # the asked word is no link
+    # a compound preposition's noun and a reflexive pronoun say no link
+    ("the unit X is defined in terms of is itself defined from which unit", ["defined", "defined"]),
+    # a noun a participle follows names what a step reaches, as one a relative clause follows
+    ("which audiences are the packages depending on X meant for", ["depending", "meant"]),
+    ("which licences do the packages used by X 's requirements carry", ["used", "requirements", "carry"]),
 ])
 def test_the_words_saying_a_chains_links_are_its_verbs_and_relational_nouns(question: str, links: list[str]) -> None:
     from agent.pog.candidates import link_words

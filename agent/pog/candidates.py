@@ -162,6 +162,7 @@ _PHRASE_ENDS = _AUX | _WH_AUX | frozenset({
 
 _ARTICLES = frozenset({"the", "a", "an"})
 _CLAUSE_STARTS = _ARTICLES | {"that", "which", "where", "whose", "whom", "who", "x"}
+_PREPOSITIONS = frozenset({"by", "on", "upon", "from", "in", "into", "for", "to", "with", "at", "of", "about"})
 
 
 def heads_a_clause(words: Sequence[str], i: int) -> bool:
@@ -418,7 +419,10 @@ _VERB_PARTICLES = frozenset({"on", "upon", "to", "with", "in", "into", "for", "f
 # Quantifiers and adverbs say no link of a chain: "who made *each* of the packages that use X".
 _NO_LINK = frozenset({"each", "every", "both", "either", "neither", "other", "others", "another", "one", "ones",
                       "more", "most", "many", "much", "few", "several", "only", "just", "also", "even", "ever",
-                      "still", "very", "such", "there", "then", "than"})
+                      "still", "very", "such", "there", "then", "than",
+                      "itself", "themselves", "himself", "herself"})  # reflexive pronouns: "is *itself* defined from"
+# The nouns of compound prepositions, between "in", "by" or "on" and "of": "defined *in terms of*".
+_PREPOSITION_NOUNS = frozenset({"terms", "means", "behalf", "spite"})
 
 
 def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
@@ -426,10 +430,28 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
     what is asked), those that say a link of its chain: its verbs and relational nouns
     ("who *wrote* the packages that X 's *dependencies* *depend* on"), not a noun that a
     relative clause follows (it names what a step reaches: "the *packages* that", "the
-    *packages* X made"), nor an imperative ("*name* the ...") or a quantifier ("*each*")."""
+    *packages* X made", "the *packages* depending on X"), nor an imperative ("*name* the ..."), a quantifier ("*each*"), a
+    reflexive pronoun ("is *itself* defined from") or a compound preposition's noun
+    ("defined in *terms* of")."""
     return [i for i in candidates_at if words[i] not in IMPERATIVES and words[i] not in _NO_LINK
-            and not heads_a_clause(words, i)
+            and not heads_a_clause(words, i) and not heads_a_participle(words, i)
+            and not in_compound_preposition(words, i)
             and not (i + 1 < len(words) and words[i + 1] in _RELATIVE_PRONOUNS)]
+
+
+def heads_a_participle(words: Sequence[str], i: int) -> bool:
+    """The word at `i` is a noun, first or after an article, that a participle and its
+    preposition follow: "the *packages* depending on X", "*units* derived from X", a
+    relative clause without its pronoun (`heads_a_clause`). It names what a step reaches."""
+    return (i + 2 < len(words) and (i == 0 or words[i - 1] in _ARTICLES) and words[i + 2] in _PREPOSITIONS
+            and len(words[i + 1]) >= 4 and words[i + 1].endswith(("ed", "en", "ing")))
+
+
+def in_compound_preposition(words: Sequence[str], i: int) -> bool:
+    """The word at `i` is the noun of a compound preposition ("in *terms* of", "by *means*
+    of"): it says how, not a link."""
+    return (words[i] in _PREPOSITION_NOUNS and 0 < i < len(words) - 1
+            and words[i - 1] in ("in", "by", "on") and words[i + 1] == "of")
 
 
 def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:

@@ -48,10 +48,11 @@
                           path's end): what kind of thing the path reaches, told by the graph's
                           own names ("which *elements* ...": Argon and Helium, not Scotland)
 
-Where the question's words name none of the relations the candidates walk, its link words
-(`candidates.link_words`: "who *wrote* the packages that *depend* on X") stand in: each step
-more or fewer than there are link words is `unnamed`, and the one nearest the topic reads
-the first step's way (`way`).
+Where the question's words name none of the relations the candidates walk, the words saying
+what is asked aside, its link words (`candidates.link_words`: "who *wrote* the packages that
+*depend* on X") stand in (`links_count_steps`): each step more or fewer than there are link
+words is `unnamed`, and so is a last step the asked words do not name where they name
+others; the link word nearest the topic reads the first step's way (`way`).
 
 Topic entity names are masked out of the question and indicator, and paths are embedded
 without entity names (`paths.chain_text`), so the similarity is about relations only and
@@ -77,6 +78,7 @@ from agent.pog.candidates import (
     chain_text,
     closing_verb,
     heads_a_clause,
+    in_compound_preposition,
     leaves_every_end,
     link_words,
     may_name_a_relation,
@@ -190,8 +192,11 @@ class PathScorer:
     def _relational(self, i: int) -> bool:
         """The word at `i` is a relational noun by its place: "the *neighbours* of", "X 's
         *country*", "whose *neighbours*", or just before such a noun ("the *neighbouring*
-        countries of"), unless it asks to share ("the *same* writer of")."""
+        countries of"), unless it asks to share ("the *same* writer of") or is a compound
+        preposition's noun ("in *terms* of")."""
         words = self.words
+        if in_compound_preposition(words, i):
+            return False
         before_noun = i + 2 < len(words) and words[i + 2] == "of" and may_name_a_relation(words[i + 1])
         return ((i + 1 < len(words) and words[i + 1] == "of") or (i >= 1 and words[i - 1] in POSSESSIVE_DETERMINERS)
                 or (before_noun and not asks_for_siblings(words[i])))
@@ -292,15 +297,20 @@ class PathScorer:
         or its object (`candidates.walks_verb_way`): "the packages X *requires*", "the
         packages that *require* X". Which way such a relation is walked only the words'
         order tells; none, where it reaches the same entities either way (`symmetric`: "the
-        countries *bordering* X")."""
-        against = sum(1 for noun, (relation, forward) in zip(self.owner_nouns, steps)
-                      if noun in self.naming_positions(relation) and relation not in symmetric
+        countries *bordering* X"). Where link words count the steps (`by_links`), the one
+        nearest the topic stands for the first step of a relation the graph chains, owner
+        noun or verb: "the packages that X 's *dependencies* rely on" walks `requires`
+        forwards first, though "dependencies" names it by no letters."""
+        def stands_for(word: int, at: int, relation: str) -> bool:
+            return word in self.naming_positions(relation) or (
+                by_links and at == 0 and self.link_at[:1] == [word] and relation in chained)
+
+        against = sum(1 for at, (noun, (relation, forward)) in enumerate(zip(self.owner_nouns, steps))
+                      if stands_for(noun, at, relation) and relation not in symmetric
                       and not walks_owner_way(relation, forward, self.words[noun]))
         if not self.owner_nouns and self.topic_verb is not None:
             (relation, forward), (verb, subject) = steps[0], self.topic_verb
-            # Where no word names a relation, the link word nearest the topic stands for the first step.
-            names = verb in self.naming_positions(relation) or (by_links and self.link_at[:1] == [verb])
-            against += (relation in chained and relation not in symmetric and names
+            against += (relation in chained and relation not in symmetric and stands_for(verb, 0, relation)
                         and not walks_verb_way(relation, forward, subject))
         return against + self.against_participles(steps, chained, symmetric)
 
@@ -399,16 +409,35 @@ class PathScorer:
         chaining = frozenset().union(*(self.naming_positions(r) for r in chained))
         return any(not {a, b} <= chaining for a, b in pairs)
 
-    def detours(self, steps: Sequence[StepTuple]) -> bool:
+    def links_count_steps(self, relations: Iterable[str]) -> bool:
+        """Whether the question's link words say how many steps the chain has: where no
+        word outside those saying what is asked names a relation the candidates walk,
+        every step is unnamed alike, and counting them only makes the shortest path win
+        ("who *wrote* the packages that X 's *dependencies* *depend* on", where the graph
+        says `author` and `requires`). The asked words name the kind of the answers, and
+        of the middles where they stand again, not the links: "what *unit* *defines* the
+        *unit* that *defines* the *unit* X is *defined* from" is three steps along
+        `reference_unit`, which only "unit" names. Unless an asked word is a relational
+        noun ("name the *capital* cities of X 's neighbours"): that is a link itself. Not
+        for siblings ("who appeared in the *same* movie with X"): one word names two steps."""
+        if not self.link_at or self.asks_for_siblings:
+            return False
+        naming = frozenset().union(*(self.naming_positions(r) for r in relations))
+        return naming <= self.asked_at and not any(self._relational(i) for i in naming)
+
+    def detours(self, steps: Sequence[StepTuple], chains: Collection[str] = ()) -> bool:
         """The path walks a relation there and back before its last step, and the question
         names that relation by one word at most, and not as the topic's own phrase: "when
         was X *born*" is X's birth date, not that of someone born where X was (`born_in`
         there and back, then `birth_date`). Two words naming it ask for the walk ("the
         films *starred* by X 's *actors*"), and so does a topic's phrase, which makes a
-        noun of the middle ("who starred films for the *screenwriter* of X")."""
+        noun of the middle ("who starred films for the *screenwriter* of X"). Not a
+        relation in `chains` (the graph chains it, one way: a unit is defined from a unit):
+        two words naming it ask to walk on, "the units that X 's reference unit is defined
+        from" are two steps forwards, and the walk back reaches X's reference unit's siblings."""
         def asked(relation: str) -> bool:
             naming = self.naming_positions(relation) - self.asked_at
-            return mentions(naming) >= 2 or bool(naming & self.topic_phrase)
+            return relation not in chains and (mentions(naming) >= 2 or bool(naming & self.topic_phrase))
 
         return any(reverses(a, b) and not asked(a[0]) for a, b in pairwise(steps[:-1]))
 
@@ -477,12 +506,7 @@ class PathScorer:
         # returns to its start (the capital's country) names them only by walking back.
         returning = returning or [False] * len(items)
         kinds = self.kinds_reached([steps for steps, _, _ in items], from_every_end or [False] * len(items))
-        # Where the question's words name none of the relations the candidates walk, every
-        # step is unnamed alike, and counting them only makes the shortest path win: its link
-        # words say how many steps the chain has instead ("who *wrote* the packages that X 's
-        # *dependencies* *depend* on", where the graph says `author` and `requires`).
-        # Not for siblings ("who appeared in the *same* movie with X"): one word names two steps.
-        by_links = bool(self.link_at) and not self.asks_for_siblings and not any(self.named(r) for r in relations)
+        by_links = self.links_count_steps(relations)
         # A last step that reaches the kind of thing asked for is named by the asked words,
         # where they name no relation themselves ("which *country* ...": `country`).
         kind_asked = bool(self.asked_kind_steps) and not any(self.naming_positions(r) & self.asked_at
@@ -492,6 +516,11 @@ class PathScorer:
         # that is asked for leaves the asked words unexplained ("*who* wrote the packages
         # that X 's packages need": `author`, not `development_status`).
         other_kind = [by_links and any(ends_at_asked_kind) and not at_kind for at_kind in ends_at_asked_kind]
+        # Where the asked words name a relation, the chain ends on it: "what *unit* defines the
+        # unit that defines the unit X is defined from" ends on `reference_unit`, not `symbol`.
+        if by_links and any(self.named(r) for r in relations):
+            other_kind = [other or not self.naming_positions(steps[-1][0])
+                          for other, (steps, _, _) in zip(other_kind, items, strict=True)]
         # A closing verb that names no relation names the last step: "how is the unit behind
         # X *abbreviated*" walks `reference_unit`, then `symbol`, which no word names by its letters.
         last_named_by_verb = self.closing_verb_at is not None and not any(
@@ -525,7 +554,8 @@ class PathScorer:
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
-                     "back": float(sibling_mismatch(steps, siblings) or (not siblings and self.detours(steps))),
+                     "back": float(sibling_mismatch(steps, siblings)
+                                   or (not siblings and self.detours(steps, chained.difference(symmetric)))),
                      "unnamed": float(self.unexplained_steps(unnamed[i], standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)),

@@ -1,5 +1,5 @@
 """affected.py LOG RESULTS_DIR RUN: the ids, per results file of RESULTS_DIR of the run RUN
-(`*-pog-nomem.jsonl`), of the questions a detection run (detect/sitecustomize.py) logged
+(`*-pog-nomem.jsonl`), of the questions a detection run (`sitecustomize.py` here) logged
 in LOG, as JSON.
 
 A log line is a masked, lower-cased question ("name the people whose packages require x");
