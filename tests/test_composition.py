@@ -630,7 +630,7 @@ def test_where_only_the_asked_words_name_a_relation_the_link_words_count_the_ste
         ["reference_unit", "symbol"])
 
 
-def test_where_link_words_count_the_steps_an_owner_noun_reads_the_first_steps_way(embedder: Embedder) -> None:
+def test_where_link_words_count_the_steps_an_owner_noun_reads_its_steps_way(embedder: Embedder) -> None:
     """"what licenses apply to the packages that X 's *dependencies* rely on": no word names
     `requires` by its letters, but the owner noun nearest the topic is the first link, so
     `requires` is walked from X, forwards (the packages tuning part's 3-hop misses: the
@@ -641,6 +641,13 @@ def test_where_link_words_count_the_steps_an_owner_noun_reads_the_first_steps_wa
     asked = scorer(embedder, question, "httpx")
     assert asked.links_count_steps(["requires", "license"])
     assert [p["way"] for p in parts(embedder, question, "httpx", forwards, backwards)] == [0.0, 1.0]
+    # a second owner noun that is a link word reads the second step's way
+    question = "under which licences are the dependencies of Sydney Runkle 's packages distributed"
+    forwards = (("author", B), ("requires", F), ("license", F))
+    backwards = (("author", B), ("requires", B), ("license", F))
+    chain = (("author", B), ("requires", F), ("requires", F))  # the graph chains `requires`
+    ways = [p["way"] for p in parts(embedder, question, "Sydney Runkle", forwards, backwards, chain)]
+    assert ways[:2] == [0.0, 1.0]
 
 
 def test_a_walk_back_along_a_relation_the_graph_chains_is_a_detour(embedder: Embedder) -> None:

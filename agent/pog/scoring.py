@@ -297,20 +297,21 @@ class PathScorer:
         or its object (`candidates.walks_verb_way`): "the packages X *requires*", "the
         packages that *require* X". Which way such a relation is walked only the words'
         order tells; none, where it reaches the same entities either way (`symmetric`: "the
-        countries *bordering* X"). Where link words count the steps (`by_links`), the one
-        nearest the topic stands for the first step of a relation the graph chains, owner
-        noun or verb: "the packages that X 's *dependencies* rely on" walks `requires`
-        forwards first, though "dependencies" names it by no letters."""
-        def stands_for(word: int, at: int, relation: str) -> bool:
-            return word in self.naming_positions(relation) or (
-                by_links and at == 0 and self.link_at[:1] == [word] and relation in chained)
+        countries *bordering* X"). Where link words count the steps (`by_links`), an owner
+        noun that is one stands for its step of a relation the graph chains, and so does the
+        verb, where it is the link word nearest the topic: "the packages that X 's
+        *dependencies* rely on" walks `requires` forwards first, though "dependencies"
+        names it by no letters, and "the *dependencies* of X 's packages" second."""
+        def stands_for(word: int, relation: str, linked: bool) -> bool:
+            return word in self.naming_positions(relation) or (by_links and linked and relation in chained)
 
-        against = sum(1 for at, (noun, (relation, forward)) in enumerate(zip(self.owner_nouns, steps))
-                      if stands_for(noun, at, relation) and relation not in symmetric
+        against = sum(1 for noun, (relation, forward) in zip(self.owner_nouns, steps)
+                      if stands_for(noun, relation, noun in self.link_at) and relation not in symmetric
                       and not walks_owner_way(relation, forward, self.words[noun]))
         if not self.owner_nouns and self.topic_verb is not None:
             (relation, forward), (verb, subject) = steps[0], self.topic_verb
-            against += (relation in chained and relation not in symmetric and stands_for(verb, 0, relation)
+            against += (relation in chained and relation not in symmetric
+                        and stands_for(verb, relation, self.link_at[:1] == [verb])
                         and not walks_verb_way(relation, forward, subject))
         return against + self.against_participles(steps, chained, symmetric)
 
