@@ -162,7 +162,6 @@ _PHRASE_ENDS = _AUX | _WH_AUX | frozenset({
 
 _ARTICLES = frozenset({"the", "a", "an"})
 _CLAUSE_STARTS = _ARTICLES | {"that", "which", "where", "whose", "whom", "who", "x"}
-_PREPOSITIONS = frozenset({"by", "on", "upon", "from", "in", "into", "for", "to", "with", "at", "of", "about"})
 
 
 def heads_a_clause(words: Sequence[str], i: int) -> bool:
@@ -416,6 +415,7 @@ def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
 
 _RELATIVE_PRONOUNS = frozenset({"that", "which", "whose", "where", "who", "whom"})
 _VERB_PARTICLES = frozenset({"on", "upon", "to", "with", "in", "into", "for", "from", "at"})  # "depend *on* X"
+_PREPOSITIONS = _VERB_PARTICLES | {"by", "of", "about"}
 # Quantifiers and adverbs say no link of a chain: "who made *each* of the packages that use X".
 _NO_LINK = frozenset({"each", "every", "both", "either", "neither", "other", "others", "another", "one", "ones",
                       "more", "most", "many", "much", "few", "several", "only", "just", "also", "even", "ever",
@@ -429,10 +429,10 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
     """Of `candidates_at` (the question's words that may name a relation, less the topic and
     what is asked), those that say a link of its chain: its verbs and relational nouns
     ("who *wrote* the packages that X 's *dependencies* *depend* on"), not a noun that a
-    relative clause follows (it names what a step reaches: "the *packages* that", "the
-    *packages* X made", "the *packages* depending on X"), nor an imperative ("*name* the ..."), a quantifier ("*each*"), a
-    reflexive pronoun ("is *itself* defined from") or a compound preposition's noun
-    ("defined in *terms* of")."""
+    relative clause or a participle follows (it names what a step reaches: "the *packages*
+    that", "the *packages* X made", "the *packages* depending on X"), nor an imperative
+    ("*name* the ..."), a quantifier ("*each*"), a reflexive pronoun ("is *itself* defined
+    from") or a compound preposition's noun ("defined in *terms* of")."""
     return [i for i in candidates_at if words[i] not in IMPERATIVES and words[i] not in _NO_LINK
             and not heads_a_clause(words, i) and not heads_a_participle(words, i)
             and not in_compound_preposition(words, i)
