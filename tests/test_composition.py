@@ -1092,6 +1092,9 @@ def test_a_relation_reaching_the_same_entities_either_way_has_no_direction(embed
     # a noun a participle follows names what a step reaches, as one a relative clause follows
     ("which audiences are the packages depending on X meant for", ["depending", "meant"]),
     ("which licences do the packages used by X 's requirements carry", ["used", "requirements", "carry"]),
+    # the bare subject of "do" says who does what its verb says; one that reaches the topic is a link
+    ("what do people pay with in X", ["pay"]),
+    ("which licences do dependencies of X use", ["dependencies", "use"]),
 ])
 def test_the_words_saying_a_chains_links_are_its_verbs_and_relational_nouns(question: str, links: list[str]) -> None:
     from agent.pog.candidates import link_words
@@ -1116,6 +1119,16 @@ def test_where_no_word_names_a_relation_the_link_words_count_the_steps(embedder:
     named = parts(embedder, "who is the author of the packages that require rich", "rich", one,
                   (("requires", B), ("author", F)))
     assert named[0]["unnamed"] == 0.0 and named[0]["missing"] == 1.0  # a word names a relation: as before
+
+
+def test_the_bare_subject_of_do_is_no_link_so_one_verb_asks_for_one_step(embedder: Embedder) -> None:
+    """"what do people pay with in Comoros": no word names `currency`, and "people" counted
+    as a second link, so the path on to the currency's `minor_units` explained both words and
+    won (the languages and geo tuning parts' 1-hop misses). "people" says who pays."""
+    one, two = (("currency", F),), (("currency", F), ("minor_units", F))
+    scored = parts(embedder, "what do people pay with in Comoros", "Comoros", one, two)
+    assert [p["unnamed"] for p in scored] == [0.0, 1.0]
+    assert scored[0]["total"] > scored[1]["total"]
 
 
 def test_where_no_word_names_a_relation_the_verb_beside_the_topic_reads_the_first_steps_way(

@@ -152,6 +152,7 @@ _WHO = frozenset({"who", "whom", "whose"})
 _AUX = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has", "have",
                   "had", "should", "might", "may"})
 _COPULAS = frozenset({"is", "are", "was", "were"})
+_DO = frozenset({"do", "does", "did"})
 _DETERMINERS = frozenset({"the", "some", "a", "an", "all", "any"})
 IMPERATIVES = frozenset({"name", "list", "give", "show", "tell"})
 _GENERIC_HEADS = frozenset({"name", "names", "kind", "kinds", "type", "types", "sort", "sorts", "title", "titles"})
@@ -432,10 +433,11 @@ def link_words(words: Sequence[str], candidates_at: Iterable[int]) -> list[int]:
     relative clause or a participle follows (it names what a step reaches: "the *packages*
     that", "the *packages* X made", "the *packages* depending on X"), nor an imperative
     ("*name* the ..."), a quantifier ("*each*"), a reflexive pronoun ("is *itself* defined
-    from") or a compound preposition's noun ("defined in *terms* of")."""
+    from"), a compound preposition's noun ("defined in *terms* of") or a bare subject of
+    "do" ("what do *people* pay with in X")."""
     return [i for i in candidates_at if words[i] not in IMPERATIVES and words[i] not in _NO_LINK
             and not heads_a_clause(words, i) and not heads_a_participle(words, i)
-            and not in_compound_preposition(words, i)
+            and not in_compound_preposition(words, i) and not bare_subject_of_do(words, i)
             and not (i + 1 < len(words) and words[i + 1] in _RELATIVE_PRONOUNS)]
 
 
@@ -445,6 +447,15 @@ def heads_a_participle(words: Sequence[str], i: int) -> bool:
     relative clause without its pronoun (`heads_a_clause`). It names what a step reaches."""
     return (i + 2 < len(words) and (i == 0 or words[i - 1] in _ARTICLES) and words[i + 2] in _PREPOSITIONS
             and len(words[i + 1]) >= 4 and words[i + 1].endswith(("ed", "en", "ing")))
+
+
+def bare_subject_of_do(words: Sequence[str], i: int) -> bool:
+    """The word at `i` is the subject of "do", "does" or "did", without an article and not
+    owning anything after it ("what do *people* pay with in X", "which money do *tourists*
+    spend in X"): it says who does what the verb after it says, which is the link. A subject
+    that reaches the topic is a link ("which licences do *dependencies* of X use")."""
+    return (0 < i < len(words) - 1 and words[i - 1] in _DO
+            and words[i + 1] not in ("of", POSSESSIVE) and may_name_a_relation(words[i + 1]))
 
 
 def in_compound_preposition(words: Sequence[str], i: int) -> bool:
