@@ -95,6 +95,12 @@ def test_a_path_that_stops_at_the_topics_own_phrase_pays_when_the_question_asks_
     # asked for the first link itself, it is the answer
     assert parts(embedder, "which country is Lyon in", "Lyon", stops)[0]["middle"] == 0.0
     assert parts(embedder, "what is the capital of France", "France", (("capital", F),))[0]["middle"] == 0.0
+    # equated with what is asked by a copula, the topic's phrase names the answer itself
+    # ("which city" is the capital: the geo tuning part's 1-hop misses walked on to neighbours' capitals)
+    capital = (("capital", F),)
+    assert parts(embedder, "Czechia 's capital is which city", "Czechia", capital)[0]["middle"] == 0.0
+    assert parts(embedder, "the capital of Czechia is which city", "Czechia", capital)[0]["middle"] == 0.0
+    assert parts(embedder, "what money is spent in Czechia 's capital", "Czechia", capital)[0]["middle"] == 1.0
 
 
 def test_a_step_inside_a_path_may_stand_for_a_word_that_names_no_relation(embedder: Embedder) -> None:
@@ -365,6 +371,9 @@ def test_the_kind_of_thing_asked_for_names_the_last_step_that_reaches_it(embedde
     assert memory.last_steps_of_asked_kind(question) == [author]
     assert memory.last_steps_of_asked_kind(mask_question("which licenses do the packages of redis carry",
                                                          ["redis"])) == []
+
+    # Without "whose" (`owned_by_asked` names that step already): the asked kind alone.
+    question = mask_question("name the people behind the packages that require redis", ["redis"])
 
     def unnamed(asked_kind: list) -> list[float]:
         scorer = PathScorer(embedder, ScoreWeights(), question, None, [], None, asked_kind_steps=asked_kind)
@@ -956,6 +965,7 @@ def test_one_word_in_two_inflections_is_one_word_twice(embedder: Embedder) -> No
     ("how is the unit behind the darcy abbreviated", "abbreviated"),
     ("what does darcy measure", "measure"),
     ("who directed darcy 's films", None),  # a noun after a possessive
+    ("who is listed as director of darcy acted films", None),  # a noun after a participle
     ("which symbols do the units behind the darcy have", None),  # "symbols" says what is asked
     ("what is the symbol of the darcy", None),
 ])
@@ -974,6 +984,20 @@ def test_a_closing_verb_that_names_no_relation_names_the_last_step(embedder: Emb
     chain, unit = (("reference_unit", F), ("symbol", F)), (("reference_unit", F),)
     scored = parts(embedder, question, "darcy", chain, unit, (("symbol", F), ("reference_unit", B)))
     assert [p["unnamed"] for p in scored] == [0.0, 0.0, 1.0] and scored[0]["total"] > scored[1]["total"]
+
+
+def test_a_path_no_longer_than_the_other_words_mentions_leaves_the_closing_verb_out(embedder: Embedder) -> None:
+    """"where were the elements discovered by K.Street Jr *found*": "discovered" names
+    `discovered_by`, and the path that stops at the elements explained every word but the
+    verb that asks the question (the elements and units tuning parts' 2-hop misses). That
+    verb is a step after the one "discovered" names; a question with no other word naming a
+    relation ("what does X *measure*") walks one step for it."""
+    question = "where were the elements discovered by K.Street Jr found"
+    stops, goes_on = (("discovered_by", B),), (("discovered_by", B), ("discovered_in", F))
+    scored = parts(embedder, question, "K.Street Jr", stops, goes_on)
+    assert [p["missing"] for p in scored] == [1.0, 0.0] and scored[1]["total"] > scored[0]["total"]
+    measure = parts(embedder, "what does kilogram measure", "kilogram", (("quantity_kind", F),))
+    assert measure[0]["missing"] == 0.0
 
 
 @pytest.mark.parametrize(("question", "verb", "subject"), [
@@ -1119,6 +1143,27 @@ def test_where_no_word_names_a_relation_the_link_words_count_the_steps(embedder:
     named = parts(embedder, "who is the author of the packages that require rich", "rich", one,
                   (("requires", B), ("author", F)))
     assert named[0]["unnamed"] == 0.0 and named[0]["missing"] == 1.0  # a word names a relation: as before
+
+
+def test_a_word_that_what_is_asked_owns_stands_for_the_last_step(embedder: Embedder) -> None:
+    """"name the people whose packages require redis": "require" names `requires`, nothing
+    names `author`, and the one-step path answered with the packages (the packages tuning
+    part's 2-hop misses without a memory). "packages" after "whose" is what the people own:
+    its link to them, `author`, is the chain's last step."""
+    question = "name the people whose packages require redis"
+    one, two = (("requires", B),), (("requires", B), ("author", F))
+    there_and_back = (("requires", B), ("requires", F))  # names both its steps, and asks for no one
+    scored = parts(embedder, question, "redis", one, two, there_and_back)
+    assert [(p["unnamed"], p["skipped"]) for p in scored] == [(0.0, 1.0), (0.0, 0.0), (0.0, 0.0)]
+    assert scored[1]["total"] > max(scored[0]["total"], scored[2]["total"])
+    # where the graph's kinds name the step reaching the people, they say which it is
+    kinds = PathScorer(embedder, ScoreWeights(), mask_question(question, ["redis"]), None, [], None,
+                       asked_kind_steps=[("author", F)])
+    status = (("requires", B), ("development_status", F))
+    assert [p["unnamed"] for p in kinds.score([(path, {}, len(path)) for path in (two, status)])] == [0.0, 1.0]
+    # owned by no asked word, a spare word excuses no last step
+    scored = parts(embedder, "name the packages of the people that require redis", "redis", one, two)
+    assert scored[1]["unnamed"] == 1.0
 
 
 def test_the_bare_subject_of_do_is_no_link_so_one_verb_asks_for_one_step(embedder: Embedder) -> None:

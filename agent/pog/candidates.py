@@ -394,6 +394,21 @@ def topic_phrase_words(words: Sequence[str], topic_at: int) -> frozenset[int]:
     return frozenset({noun}) if may_name_a_relation(words[noun]) else frozenset()
 
 
+def equated_with_asked(words: Sequence[str], topic_at: int, phrase: Collection[int]) -> bool:
+    """The topic's own phrase is the subject of a copula whose complement asks the question
+    ("X 's *capital* is which city", "the *capital* of X was what"): the phrase names the
+    answer itself, not a chain's first link (`topic_phrase_words`)."""
+    end = max([topic_at, *phrase])
+    return bool(phrase) and end + 2 < len(words) and words[end + 1] in _COPULAS and words[end + 2] in _WH_AUX
+
+
+def owned_by_asked(words: Sequence[str], i: int, asked_at: Collection[int]) -> bool:
+    """The word at `i` follows "whose" after the words saying what is asked ("name the
+    *people* whose *packages* require X"): what is asked owns it, and its link to them is
+    the chain's last step."""
+    return i >= 2 and words[i - 1] == "whose" and i - 2 in asked_at
+
+
 def owner_nouns(words: Sequence[str], topic_at: int) -> tuple[int, ...]:
     """Where the nouns stand that make the topic, or the noun phrase around it, their owner,
     nearest the topic first: "X 's *requirements* 's *authors*", "the *authors* of the
@@ -469,9 +484,11 @@ def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     """Where a question ends on the verb that asks its question ("how is the unit behind X
     *abbreviated*", "what does X *measure*"): its last word, where it is a link word
     (`link_words`) and no noun after an article or a possessive ("who directed X 's
-    *films*"); None otherwise."""
+    *films*") or after a participle ("the director of X *acted* films"); None otherwise."""
     last = len(words) - 1
     if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
+        return None
+    if last - 1 in link_at and len(words[last - 1]) >= 4 and words[last - 1].endswith(("ed", "en")):
         return None
     return last
 

@@ -77,6 +77,7 @@ from agent.pog.candidates import (
     asks_for_siblings,
     chain_text,
     closing_verb,
+    equated_with_asked,
     heads_a_clause,
     in_compound_preposition,
     leaves_every_end,
@@ -84,6 +85,7 @@ from agent.pog.candidates import (
     may_name_a_relation,
     named_depth,
     one_word,
+    owned_by_asked,
     owner_nouns,
     passive_participles,
     question_tokens,
@@ -137,6 +139,8 @@ class PathScorer:
         # What the topic's own phrase makes of it ("X 's country"), and where the question
         # says what it asks for beyond that ("what *currency* ... X 's country").
         self.topic_phrase = topic_phrase_words(self.words, self.topic_at) if self.topic_at is not None else frozenset()
+        self.phrase_is_asked = self.topic_at is not None and equated_with_asked(self.words, self.topic_at,
+                                                                                 self.topic_phrase)
         self.owner_nouns = owner_nouns(self.words, self.topic_at) if self.topic_at is not None else ()
         self.topic_verb = topic_verb(self.words, self.topic_at) if self.topic_at is not None else None
         asked = set(asked_words(question))
@@ -251,23 +255,27 @@ class PathScorer:
         two named steps is explained by a spare word of the question: "the capitals of the
         neighbours of X 's country" walks `borders` between `country` and `capital`. So is
         the first step, when the topic's own phrase is such a word ("the capitals of X 's
-        *neighbours*"), since that phrase is the chain's first link. The last step is not
-        excused by a spare word, nor the first otherwise: the embeddings favour paths that
-        run on past the answer, or wander before reaching what the question names. (The
+        *neighbours*"), since that phrase is the chain's first link. So is the last, when
+        what is asked owns such a word ("name the *people* whose *packages* require X":
+        `owned_by_asked`), since that word's link to them is the chain's last. The last step
+        is not excused by a spare word otherwise, nor the first: the embeddings favour paths
+        that run on past the answer, or wander before reaching what the question names. (The
         last step is named, not excused, by the verb a question ends on where it says
         nothing else of what it asks: `closing_verb_at`.)
-        (`score` gives no spare words where a candidate as long names all its steps: "the
-        films of the screenwriter of X" is `written_by` there and back, not `written_by`
-        then `directed_by`.)"""
+        (`score` gives no spare words where a candidate as long names all its steps, but the
+        one what is asked owns: "the films of the screenwriter of X" is `written_by` there
+        and back, not `written_by` then `directed_by`.)"""
         return sum(unnamed) - min(len(stand_ins), spare)
 
     @staticmethod
-    def stand_ins(unnamed: Sequence[bool], topic_spare: bool) -> list[int]:
+    def stand_ins(unnamed: Sequence[bool], topic_spare: bool, owned_spare: bool = False) -> list[int]:
         """Where the path has unnamed steps that a spare word may stand for
-        (`unexplained_steps`): one between two named steps, and the first where the topic's
-        phrase is spare."""
+        (`unexplained_steps`): one between two named steps, the first where the topic's
+        phrase is spare, and the last where what is asked owns a spare word."""
         first = [0] if topic_spare and unnamed[0] and len(unnamed) > 1 else []
-        return first + [i for i in range(1, len(unnamed) - 1) if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1]]
+        last = [len(unnamed) - 1] if owned_spare and unnamed[-1] and len(unnamed) > 1 else []
+        return first + [i for i in range(1, len(unnamed) - 1)
+                        if unnamed[i] and not unnamed[i - 1] and not unnamed[i + 1]] + last
 
     @staticmethod
     def skipped_links(items: Sequence[tuple[ChainKey, list[int]]]) -> list[int]:
@@ -446,9 +454,12 @@ class PathScorer:
         """The path's last relation is named only where the topic's own phrase is ("X 's
         *country*") while the question asks for something else ("what *money* ..."): a
         one-hop path that walks it stops at the first link of the chain the question names
-        (`score` asks this of one-hop paths only: a longer one walks on from that link)."""
+        (`score` asks this of one-hop paths only: a longer one walks on from that link). Not
+        where the question equates that phrase with what it asks ("X 's *capital* is which
+        *city*": `equated_with_asked`)."""
         naming = self.naming_positions(steps[-1][0])
-        return bool(self.asked_at and naming and naming <= self.topic_phrase and not naming & self.asked_at)
+        return bool(self.asked_at and not self.phrase_is_asked and naming and naming <= self.topic_phrase
+                    and not naming & self.asked_at)
 
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
         if not relation_words or not self._may_name:
@@ -513,6 +524,10 @@ class PathScorer:
         kind_asked = bool(self.asked_kind_steps) and not any(self.naming_positions(r) & self.asked_at
                                                                for r in relations)
         ends_at_asked_kind = [kind_asked and steps[-1] in self.asked_kind_steps for steps, _, _ in items]
+        # A spare word that what is asked owns ("the people whose *packages* ...") stands for
+        # the last step, where the graph's kinds do not name it: they name which one it is.
+        owned_spare = not any(ends_at_asked_kind) and any(owned_by_asked(self.words, i, self.asked_at)
+                                                          for i in spare_at)
         # Where no word names a relation, a path ending at another kind than any reaches
         # that is asked for leaves the asked words unexplained ("*who* wrote the packages
         # that X 's packages need": `author`, not `development_status`).
@@ -526,6 +541,11 @@ class PathScorer:
         # X *abbreviated*" walks `reference_unit`, then `symbol`, which no word names by its letters.
         last_named_by_verb = self.closing_verb_at is not None and not any(
             self.closing_verb_at in self.naming_positions(r) for r in relations)
+        # It is a step after those the other words name: a path no longer than their mentions
+        # leaves it out ("where were the elements *discovered* by X *found*" is not
+        # `discovered_by` alone, nor "how is the *unit* behind X abbreviated" `reference_unit`).
+        verb_left_out = [last_named_by_verb and not by_links and len(steps) <= mentions(
+            frozenset().union(*(self.naming_positions(r) for r, _ in steps))) for steps, _, _ in items]
 
         def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
             if by_links:  # counted against the link words below instead
@@ -544,10 +564,15 @@ class PathScorer:
         chained = chained_relations(steps for steps, _, _ in items)
         siblings = self.asks_for_siblings or any(self.named_twice(r, chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
-        # (none where a path as long names every step): a path that walks another's steps
-        # but those skips links of the chain.
-        standing = [self.stand_ins(gaps, topic_spare) for gaps in unnamed]
-        allowed = [0 if len(steps) in named_lengths else spare for steps, _, _ in items]
+        # (none where a path as long names every step, but for the last step, where what is
+        # asked owns a spare word: "the people whose *packages* require X" asks for no walk
+        # there and back along `requires`): a path that walks another's steps but those
+        # skips links of the chain.
+        standing = [self.stand_ins(gaps, topic_spare, owned_spare) if len(steps) not in named_lengths
+                    else [at for at in self.stand_ins(gaps, False, owned_spare) if at == len(steps) - 1]
+                    for (steps, _, _), gaps in zip(items, unnamed, strict=True)]
+        allowed = [spare if len(steps) not in named_lengths else len(at)
+                   for (steps, _, _), at in zip(items, standing, strict=True)]
         skipped = self.skipped_links([(steps, at if len(at) <= most else [])
                                       for (steps, _, _), at, most in zip(items, standing, allowed, strict=True)])
         scored = []
@@ -562,7 +587,7 @@ class PathScorer:
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
                                                                  *kinds[i]) | self.asked_elsewhere(steps, joins))
-                                      + self.walked_too_few_times(steps, chained)),
+                                      + self.walked_too_few_times(steps, chained) + verb_left_out[i]),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),
