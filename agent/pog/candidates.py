@@ -461,7 +461,13 @@ def heads_a_participle(words: Sequence[str], i: int) -> bool:
     preposition follow: "the *packages* depending on X", "*units* derived from X", a
     relative clause without its pronoun (`heads_a_clause`). It names what a step reaches."""
     return (i + 2 < len(words) and (i == 0 or words[i - 1] in _ARTICLES) and words[i + 2] in _PREPOSITIONS
-            and len(words[i + 1]) >= 4 and words[i + 1].endswith(("ed", "en", "ing")))
+            and reads_as_participle(words[i + 1], ("ed", "en", "ing")))
+
+
+def reads_as_participle(word: str, endings: tuple[str, ...]) -> bool:
+    """The word ends as a participle does ("depending", "derived", "written"), and is no
+    short word that only ends so ("red", "ten")."""
+    return len(word) >= 4 and word.endswith(endings)
 
 
 def bare_subject_of_do(words: Sequence[str], i: int) -> bool:
@@ -488,7 +494,7 @@ def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     last = len(words) - 1
     if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
         return None
-    if last - 1 in link_at and len(words[last - 1]) >= 4 and words[last - 1].endswith(("ed", "en")):
+    if last - 1 in link_at and reads_as_participle(words[last - 1], ("ed", "en")):
         return None
     return last
 

@@ -257,9 +257,10 @@ class PathScorer:
         the first step, when the topic's own phrase is such a word ("the capitals of X 's
         *neighbours*"), since that phrase is the chain's first link. So is the last, when
         what is asked owns such a word ("name the *people* whose *packages* require X":
-        `owned_by_asked`), since that word's link to them is the chain's last. The last step
-        is not excused by a spare word otherwise, nor the first: the embeddings favour paths
-        that run on past the answer, or wander before reaching what the question names. (The
+        `owned_by_asked`), since that word's link to them is the chain's last, unless the
+        graph's kinds name which last step reaches what is asked. The last step is not
+        excused by a spare word otherwise, nor the first: the embeddings favour paths that
+        run on past the answer, or wander before reaching what the question names. (The
         last step is named, not excused, by the verb a question ends on where it says
         nothing else of what it asks: `closing_verb_at`.)
         (`score` gives no spare words where a candidate as long names all its steps, but the
