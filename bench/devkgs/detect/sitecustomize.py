@@ -11,7 +11,8 @@ change's results folder keeps its own, e.g. `results/2026-11-30/links-and-chains
   least the candidates the real run ranked, and the log list a superset of the questions
   the rules change (a reading of how the phases chain, not a proof).
 
-`affected.py` beside this folder turns a log into question ids."""
+`affected.py` beside this turns a log into question ids; `exact.py` counts a run's rows
+whose every reply came from the cache (the others took the empty-reply route)."""
 
 import json
 import os
