@@ -966,6 +966,7 @@ def test_one_word_in_two_inflections_is_one_word_twice(embedder: Embedder) -> No
     ("what does darcy measure", "measure"),
     ("who directed darcy 's films", None),  # a noun after a possessive
     ("who is listed as director of darcy acted films", None),  # a noun after a participle
+    ("units derived from the darcy measure what", "measure"),  # a wh-word in place, at the end
     ("which symbols do the units behind the darcy have", None),  # "symbols" says what is asked
     ("what is the symbol of the darcy", None),
 ])
@@ -998,6 +999,10 @@ def test_a_path_no_longer_than_the_other_words_mentions_leaves_the_closing_verb_
     assert [p["missing"] for p in scored] == [1.0, 0.0] and scored[1]["total"] > scored[0]["total"]
     measure = parts(embedder, "what does kilogram measure", "kilogram", (("quantity_kind", F),))
     assert measure[0]["missing"] == 0.0
+    # a wh-word in place at the end asks what the verb before it says: the chain's last step
+    derived = parts(embedder, "units derived from the dyne measure what", "dyne",
+                    (("reference_unit", B),), (("reference_unit", B), ("quantity_kind", F)))
+    assert [p["missing"] for p in derived] == [1.0, 0.0] and derived[1]["total"] > derived[0]["total"]
 
 
 @pytest.mark.parametrize(("question", "verb", "subject"), [

@@ -490,8 +490,11 @@ def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     """Where a question ends on the verb that asks its question ("how is the unit behind X
     *abbreviated*", "what does X *measure*"): its last word, where it is a link word
     (`link_words`) and no noun after an article or a possessive ("who directed X 's
-    *films*") or after a participle ("the director of X *acted* films"); None otherwise."""
+    *films*") or after a participle ("the director of X *acted* films"), or the word before a
+    wh-word the question ends on ("units derived from X *measure* what"); None otherwise."""
     last = len(words) - 1
+    if last >= 2 and words[last] in _WH_AUX and last - 1 in link_at:
+        last -= 1
     if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
         return None
     if last - 1 in link_at and reads_as_participle(words[last - 1], ("ed", "en")):
