@@ -1013,6 +1013,7 @@ def test_a_path_no_longer_than_the_other_words_mentions_leaves_the_closing_verb_
     ("what is the capital of X", None, None),
     ("who wrote the packages that depend on X", "depend", False),
     ("what is the symbol of the unit the X is defined from", None, None),  # "the unit": a noun
+    ("units built on units built on the X measure what", "built", False),  # "measure" is the units'
 ])
 def test_the_verb_beside_the_topic_makes_it_the_subject_or_the_object(question: str, verb: str | None,
                                                                        subject: bool | None) -> None:
@@ -1231,3 +1232,45 @@ def test_a_passive_participle_reads_a_chained_relation_from_what_by_leads_to(emb
     assert [p["way"] for p in by_topic] == [0.0, 1.0, 1.0]
     not_chained = scorer(embedder, question, "X").against_participles(there_and_back, set(), ())
     assert not_chained == 0
+
+
+def test_the_words_saying_what_is_asked_name_no_first_step(embedder: Embedder) -> None:
+    """"units built on units built on the dyne measure what *kind* of quantity": "kind",
+    nearest the topic of the words naming a relation, names `quantity_kind`, the last step,
+    and made every path that did not start on it pay for its first step (the units 3-hop-alt
+    tuning part: the one-step path to the dyne's own quantity won)."""
+    question = "units built on units built on the dyne measure what kind of quantity"
+    assert scorer(embedder, question, "dyne").first_relation(["reference_unit", "quantity_kind"]) is None
+    chain, own = (("reference_unit", B), ("reference_unit", B), ("quantity_kind", F)), (("quantity_kind", F),)
+    assert [p["first"] for p in parts(embedder, question, "dyne", chain, own)] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(("question", "times"), [
+    ("what unit defines the unit that defines the unit the X is defined from", 3),
+    ("which quantity is measured by the units that are defined from units defined from X", 2),
+    ("who made the packages that X made", 2),
+    ("what is the capital of the country bordering the country containing X", 0),  # nouns, after "the"
+    ("what unit is the X defined from", 0),
+])
+def test_a_link_word_said_again_says_its_link_again(question: str, times: int) -> None:
+    from agent.pog.candidates import link_words, may_name_a_relation, repeated_link
+
+    words = [w.lower() for w in question_tokens(question)]
+    candidates = [i for i, w in enumerate(words) if w != "x" and may_name_a_relation(w)]
+    assert repeated_link(words, link_words(words, candidates)) == times
+
+
+def test_a_link_word_said_again_that_names_nothing_is_one_relation_walked_again(embedder: Embedder) -> None:
+    """"what unit *defines* the unit that *defines* the unit the dyne is defined from": no
+    word names `reference_unit` by its letters ("unit" names `unit_group` as well), and the
+    path that turned onto `unit_group` for its last step ranked first (the units 3-hop-alt
+    tuning part). One verb three times is one relation walked three times, either way: "who
+    *made* the packages that X *made*" walks `author` back to X's packages and on."""
+    question = "what unit defines the unit that defines the unit the dyne is defined from"
+    chain = (("reference_unit", F),) * 3
+    turned = (("reference_unit", F), ("reference_unit", F), ("unit_group", F))
+    scored = parts(embedder, question, "dyne", chain, turned)
+    assert [p["missing"] for p in scored] == [0.0, 1.0] and scored[0]["total"] > scored[1]["total"]
+    made = parts(embedder, "who made the packages that pint made", "pint",
+                 (("author", B), ("author", F)), (("author", B), ("requires", F)))
+    assert [p["missing"] for p in made] == [0.0, 1.0]

@@ -4,6 +4,7 @@ them, extending them by a hop, and writing them as text for prompts and embeddin
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from itertools import pairwise
 
@@ -221,6 +222,13 @@ def _after_generic_head(phrase: list[str], rest: Sequence[str]) -> list[str]:
     if phrase[-1:] and phrase[-1] in _GENERIC_HEADS and after[:1] == ["of"]:
         return _noun_phrase([w for w in after[1:] if w not in _DETERMINERS])
     return phrase
+
+
+def generic_heads(words: Sequence[str], asked_at: Collection[int]) -> frozenset[int]:
+    """Where a generic head of what is asked stands ("what *kind* of quantity"): it says what
+    is asked, as the words after its "of" do, and names no link to the topic."""
+    return frozenset(i for i, w in enumerate(words) if w in _GENERIC_HEADS and words[i + 1:i + 2] == ["of"]
+                     and any(i + 2 <= at <= i + 3 for at in asked_at))
 
 
 def _noun_phrase(words: Sequence[str]) -> list[str]:
@@ -509,7 +517,8 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     after an article is a noun, no verb: in "the *unit* the X is defined from" the topic
     begins a clause about the unit, and is no object of "unit"."""
     after = topic_at + 1
-    if after < len(words) and words[after] != POSSESSIVE and may_name_a_relation(words[after]):
+    if (after < len(words) and words[after] != POSSESSIVE and may_name_a_relation(words[after])
+            and not object_of_preposition(words, topic_at)):
         return after, True
     if topic_at >= 2 and words[topic_at - 1] == "by":
         return topic_at - 2, True
@@ -519,6 +528,24 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     if before >= 0 and may_name_a_relation(words[before]) and not (before >= 1 and words[before - 1] in _ARTICLES):
         return before, False
     return None
+
+
+def repeated_link(words: Sequence[str], link_at: Collection[int]) -> int:
+    """How many times the link word said most often says its link, where one word, no
+    noun after an article or a possessive, says it twice or more ("what unit *defines* the
+    unit that *defines* the unit X is defined from", "units *built* on units *built* on X"):
+    each is one step of the same relation. 0 where no link word repeats."""
+    roots = Counter(word_root(words[i]).removesuffix("e") for i in link_at
+                    if not (i >= 1 and words[i - 1] in _ARTICLES | POSSESSIVE_DETERMINERS))
+    most = max(roots.values(), default=0)
+    return most if most >= 2 else 0
+
+
+def object_of_preposition(words: Sequence[str], topic_at: int) -> bool:
+    """The topic is a preposition's object ("units built *on the* X measure what", "the
+    capital *of* X borders"): the verb after it is the whole phrase's, not the topic's."""
+    before = before_article(words, topic_at)
+    return before >= 0 and words[before] in _PREPOSITIONS
 
 
 def passive_participles(words: Sequence[str], masks: Collection[int]) -> list[int]:

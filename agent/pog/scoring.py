@@ -78,6 +78,7 @@ from agent.pog.candidates import (
     chain_text,
     closing_verb,
     equated_with_asked,
+    generic_heads,
     heads_a_clause,
     in_compound_preposition,
     leaves_every_end,
@@ -90,6 +91,7 @@ from agent.pog.candidates import (
     passive_participles,
     question_tokens,
     relation_naming_words,
+    repeated_link,
     reverses,
     sibling_mismatch,
     topic_phrase_words,
@@ -175,12 +177,15 @@ class PathScorer:
 
     def first_relation(self, relations: Iterable[str]) -> str | None:
         """Of `relations`, the one a path should walk first: the one the question names
-        beside its topic or as what the topic shares (`paths.topic_relation`); None unless
-        the topic is mentioned once and one relation wins alone."""
+        beside its topic or as what the topic shares (`candidates.topic_relation`); None
+        unless the topic is mentioned once and one relation wins alone. Not by the words
+        saying what is asked, nor their generic head ("what *kind* of quantity"): they name
+        the last step."""
         if self.topic_at is None:
             return None
-        named = sorted(r for r in set(relations) if self.named(r))
-        return topic_relation(self.words, {r: self.naming_positions(r) for r in named}, self.topic_at)
+        asked = self.asked_at | generic_heads(self.words, self.asked_at)
+        naming = {r: self.naming_positions(r) - asked for r in set(relations)}
+        return topic_relation(self.words, {r: at for r, at in naming.items() if at}, self.topic_at)
 
     def spare_words(self, relations: Iterable[str]) -> list[int]:
         """Where the question has a relational noun ("the *neighbours* of ...", "X 's
@@ -548,6 +553,15 @@ class PathScorer:
         verb_left_out = [last_named_by_verb and not by_links and len(steps) <= mentions(
             frozenset().union(*(self.naming_positions(r) for r, _ in steps))) for steps, _, _ in items]
 
+        # A link word said again that names none of the relations says one relation walked
+        # as many times: "what unit *defines* the unit that *defines* the unit X is defined
+        # from" walks `reference_unit` three times, not on along `unit_group`. Which relation,
+        # not how many steps: a shorter path pays for its length elsewhere.
+        repeats = repeated_link(self.words, [i for i in self.link_at
+                                             if not any(i in self.naming_positions(r) for r in relations)])
+        repeats_unwalked = [len(steps) >= repeats > max(Counter(r for r, _ in steps).values(), default=0)
+                            for steps, _, _ in items]
+
         def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
             if by_links:  # counted against the link words below instead
                 return [False] * len(steps)
@@ -588,7 +602,8 @@ class PathScorer:
                      "kind": float(self.ends_at_heads_of_asked(steps)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
                                                                  *kinds[i]) | self.asked_elsewhere(steps, joins))
-                                      + self.walked_too_few_times(steps, chained) + verb_left_out[i]),
+                                      + self.walked_too_few_times(steps, chained) + verb_left_out[i]
+                                      + repeats_unwalked[i]),
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),

@@ -1041,6 +1041,36 @@ UNITS_3HOP = [
     Chain("reference-reference-quantity", (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F)),
           ("what quantity do the units that the {X} 's reference unit is defined from measure",)),
 ]
+# Drafted on 2026-11-30, before the agent answered any of them, by a session that had not read
+# UNITS_3HOP's phrasings (only its chains): the report part of units 3-hop scored a third
+# of its tuning part, so its templates generalise badly; these are more phrasings to tune on.
+UNITS_3HOP_ALT = rephrased(UNITS_3HOP, {
+    "reference-reference-symbol": (
+        "what symbol is written for the unit that the unit behind {X} is defined by",
+        "{X} is defined from a unit which is itself defined from another unit ; give that unit 's symbol",
+    ),
+    "reference-reference-reference": (
+        "what unit defines the unit that defines the unit the {X} is defined from",
+        "which unit is three definitions away from {X}",
+    ),
+    "derived-derived-quantity": (
+        "which quantity is measured by the units that are defined from units defined from {X}",
+        "units built on units built on the {X} measure what kind of quantity",
+    ),
+    "group-system-base": (
+        "which base units have the unit systems that use the group of {X}",
+        "the group {X} belongs to is used by systems of units ; name their base units",
+    ),
+    "reference-group-system": (
+        "in which systems of units is the group of the unit behind {X} used",
+        "the unit that {X} is defined from belongs to a group ; which systems apply it",
+    ),
+    "reference-reference-quantity": (
+        "what does the unit that defines the reference unit of {X} measure",
+        "what kind of quantity is the unit two definitions below {X} a unit of",
+    ),
+})
+
 UNITS_CONJ = [
     Conjunction("quantity-and-reference", (("quantity_kind", B),), (("reference_unit", B),),
                 ("which unit of {X} is defined from the {Y}", "name a {X} unit based on the {Y}")),
@@ -1189,7 +1219,8 @@ KGS = {
     "packages": (packages_kg, {"1hop": PACKAGES_1HOP, "2hop": PACKAGES_2HOP, "3hop": PACKAGES_3HOP,
                                "2hop-alt": PACKAGES_2HOP_ALT, "2hop-alt2": PACKAGES_2HOP_ALT2,
                                "3hop-alt": PACKAGES_3HOP_ALT}, {"conj": PACKAGES_CONJ}),
-    "units": (units_kg, {"1hop": UNITS_1HOP, "2hop": UNITS_2HOP, "3hop": UNITS_3HOP}, {"conj": UNITS_CONJ}),
+    "units": (units_kg, {"1hop": UNITS_1HOP, "2hop": UNITS_2HOP, "3hop": UNITS_3HOP, "3hop-alt": UNITS_3HOP_ALT},
+              {"conj": UNITS_CONJ}),
 }
 
 
