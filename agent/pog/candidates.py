@@ -331,19 +331,22 @@ _SHARING_AFTER = frozenset({"also"})
 _TOPIC_PREPOSITIONS = frozenset({"by", "of"})
 
 
-def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topic_at: int) -> str | None:
+def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topic_at: int,
+                   asked_at: Collection[int] = ()) -> str | None:
     """The relation a path's first step should walk: the one the question names as shared
     ("the films that share actors with X are directed by who": `starred_actors`, wherever
     it stands), else the one that modifies the topic ("X 's *country*", "X *directed*
     movies", "*directed* by X", "the *writer* of X"), else the one named nearest it; none
     where a possessive's noun names nothing ("X 's neighbours"). `words` are the question's
     lower-case words, `naming` the positions of the words that name each relation,
-    `topic_at` the topic's position. None unless two relations are named and one wins alone."""
+    `topic_at` the topic's position. None unless two relations are named and one wins alone.
+    The words at `asked_at` (what is asked: "what *kind* of quantity") count as naming, but
+    name the last step, never the first."""
     if sum(bool(p) for p in naming.values()) < 2:
         return None
     named_at: dict[int, set[str]] = {}
     for relation, positions in naming.items():
-        for i in positions:
+        for i in set(positions).difference(asked_at):
             named_at.setdefault(i, set()).add(relation)
 
     def only(relations: set[str]) -> str | None:
@@ -371,6 +374,8 @@ def topic_relation(words: Sequence[str], naming: dict[str, frozenset[int]], topi
         head = before_article(words, preposition)
         if head in named_at:
             return only(named_at[head])
+    if not named_at:
+        return None
     nearest = min(named_at, key=lambda i: (abs(i - topic_at), i > topic_at))  # before the topic on a tie
     return only(named_at[nearest])
 

@@ -183,9 +183,9 @@ class PathScorer:
         the last step."""
         if self.topic_at is None:
             return None
-        asked = self.asked_at | generic_heads(self.words, self.asked_at)
-        naming = {r: self.naming_positions(r) - asked for r in set(relations)}
-        return topic_relation(self.words, {r: at for r, at in naming.items() if at}, self.topic_at)
+        named = sorted(r for r in set(relations) if self.named(r))
+        return topic_relation(self.words, {r: self.naming_positions(r) for r in named}, self.topic_at,
+                              self.asked_at | generic_heads(self.words, self.asked_at))
 
     def spare_words(self, relations: Iterable[str]) -> list[int]:
         """Where the question has a relational noun ("the *neighbours* of ...", "X 's
