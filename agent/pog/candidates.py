@@ -304,10 +304,16 @@ def word_root(word: str) -> str:
     return _INFLECTION.sub("", word)
 
 
+def one_word_key(word: str) -> str:
+    """What two inflections of one (lower-case) word share (`one_word`): its root, less a
+    silent "e" that "-ed" drops ("required" and "requires" are "requir")."""
+    return word_root(word).removesuffix("e")
+
+
 def one_word(a: str, b: str) -> bool:
     """Whether two (lower-case) words are one word in two inflections (`word_root`), a
     silent "e" that "-ed" drops aside: "required" and "requires", "units" and "unit"."""
-    return word_root(a).removesuffix("e") == word_root(b).removesuffix("e")
+    return one_word_key(a) == one_word_key(b)
 
 
 def word_names_relation(word: str, relation_words: Sequence[str]) -> bool:
@@ -499,6 +505,12 @@ def in_compound_preposition(words: Sequence[str], i: int) -> bool:
             and words[i - 1] in ("in", "by", "on") and words[i + 1] == "of")
 
 
+def after_a_determiner(words: Sequence[str], i: int) -> bool:
+    """The word at `i` follows an article or a possessive ("the *unit*", "X 's *films*"): a
+    noun, no verb."""
+    return i >= 1 and words[i - 1] in _ARTICLES | POSSESSIVE_DETERMINERS
+
+
 def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     """Where a question ends on the verb that asks its question ("how is the unit behind X
     *abbreviated*", "what does X *measure*"): its last word, where it is a link word
@@ -508,7 +520,7 @@ def closing_verb(words: Sequence[str], link_at: Collection[int]) -> int | None:
     last = len(words) - 1
     if last >= 2 and words[last] in _WH_AUX and last - 1 in link_at:
         last -= 1
-    if last < 1 or last not in link_at or words[last - 1] in _ARTICLES | POSSESSIVE_DETERMINERS:
+    if last < 1 or last not in link_at or after_a_determiner(words, last):
         return None
     if last - 1 in link_at and reads_as_participle(words[last - 1], ("ed", "en")):
         return None
@@ -540,8 +552,7 @@ def repeated_link(words: Sequence[str], link_at: Collection[int]) -> int:
     noun after an article or a possessive, says it twice or more ("what unit *defines* the
     unit that *defines* the unit X is defined from", "units *built* on units *built* on X"):
     each is one step of the same relation. 0 where no link word repeats."""
-    roots = Counter(word_root(words[i]).removesuffix("e") for i in link_at
-                    if not (i >= 1 and words[i - 1] in _ARTICLES | POSSESSIVE_DETERMINERS))
+    roots = Counter(one_word_key(words[i]) for i in link_at if not after_a_determiner(words, i))
     most = max(roots.values(), default=0)
     return most if most >= 2 else 0
 
