@@ -1275,3 +1275,23 @@ def test_a_link_word_said_again_that_names_nothing_is_one_relation_walked_again(
     made = parts(embedder, "who made the packages that pint made", "pint",
                  (("author", B), ("author", F)), (("author", B), ("requires", F)))
     assert [p["missing"] for p in made] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(("chain_parts", "answers"), [({}, ["Angle"]), ({"unnamed": 1.0}, None)])
+def test_the_models_pick_of_a_chains_middle_is_no_answer_where_the_path_to_it_leaves_a_named_word_out(
+        chain_parts: dict[str, float], answers: list[str] | None) -> None:
+    """"units derived from the arcminute measure what" (units 2-hop tuning part, mode (b)):
+    the chain on to the quantity kind explains every word, the path to the units derived
+    from the arcminute leaves "measure" unexplained and scores within the margin, and the
+    model names the arcsecond. The chain's end answers; where the chain is not explained
+    whole, the pick of its middle stands (rule 5 answers with the path up to it)."""
+    from agent.pog.answering import _named_middle_of_chain
+
+    chain = PathCandidate(seed="arcminute", steps=[("reference_unit", B), ("quantity_kind", F)],
+                          hops=[["arcsecond"], ["Angle"]], text="", phase="topic", depth=2, score=0.484,
+                          score_parts=chain_parts)
+    middle = PathCandidate(seed="arcminute", steps=[("reference_unit", B)], hops=[["arcsecond"]], text="",
+                           phase="topic", depth=1, score=0.437, score_parts={"missing": 1.0})
+    names = {"arcsecond": "arcsecond", "Angle": "Angle"}
+    found = _named_middle_of_chain(["arcsecond"], [chain], [chain, middle], names, "kg", 0.05, lambda c: True)
+    assert (found and found["answers"]) == answers

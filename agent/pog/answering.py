@@ -74,7 +74,9 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
        chain, not the answer (a longer path the question explains whole; any, where it
        chains through its topic's phrase);
     1b. `named_chain_middle` (a chain from one topic): its first name is the middle of such a
-        chain within the margin: the chain's ends, unless the path to the middle fits the
+        chain within the margin, or of one the question explains whole while the path to
+        the middle leaves a word naming a relation unexplained (`leaves_the_chain_unexplained`):
+        the chain's ends, unless the path to the middle fits the
         words saying what is asked clearly better than the chain's end (`scoring.fits_better`:
         "which *countries* speak the Germanic languages ..." names countries, and the chain
         runs on to the people born there); then, unless the question chains through its
@@ -180,8 +182,9 @@ def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: l
                            overrides: Callable[[PathCandidate], bool]) -> Update | None:
     """The model named an entity in the middle of a chain within the answer margin that
     `overrides` its middle, and that the ranking put above the shorter path ending there
-    by more than `margin` (or pruned that path, or the question's words count against it):
-    the chain answers, with its own ends."""
+    by more than `margin` (or pruned that path, or the question's words count against it
+    or leave a relation it names unexplained, `leaves_the_chain_unexplained`): the chain
+    answers, with its own ends."""
     for answer in said[:1]:
         # a join is part of its chain: no prefix stands alone
         for candidate in (c for c in chains if not c.joins and overrides(c)):
@@ -192,10 +195,20 @@ def _named_middle_of_chain(said: list[str], chains: list[PathCandidate], kept: l
                 if prefix is not None and fits_better(prefix.score_parts, candidate.score_parts):
                     continue  # the question asks for what the middle is: the chain ran past it
                 # not kept: ranked below too; contradicted: the question's words are against it
-                if prefix is None or candidate.score > prefix.score + margin or contradicted(prefix.score_parts):
+                if (prefix is None or candidate.score > prefix.score + margin or contradicted(prefix.score_parts)
+                        or leaves_the_chain_unexplained(prefix, candidate)):
                     named = [e for e in candidate.ends if names.get(e)]
                     return _answer(candidate, named[:1], names, source, "named_chain_middle") if named else None
     return None
+
+
+def leaves_the_chain_unexplained(prefix: PathCandidate, chain: PathCandidate) -> bool:
+    """Whether the path to a chain's middle leaves a word naming a relation unexplained
+    where the question's words explain the chain whole (`scoring.outcomposed`): such a
+    path is no answer beside the chain (the eligibility rule of `answer_from_paths`), and
+    neither is its end when the model names it inside the chain ("units derived from X
+    measure what": the units derived from X, by "measure", are the middle)."""
+    return explained(chain.score_parts) and outcomposed(prefix.score_parts, prefix.depth, chain.depth)
 
 
 def _close_but_for_the_vote(kept: list[PathCandidate], best: PathCandidate, vote_weight: float, margin: float,
