@@ -94,6 +94,35 @@ def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> 
     assert not alive(child)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_model_server_dies_at_once_with_a_killed_run_even_while_it_finishes_an_answer() -> None:
+    # llama.cpp's server meets SIGTERM with a graceful shutdown that first finishes the
+    # generation in flight, for a client that is gone: here a child that ignores SIGTERM
+    # stands in for it. The run that started it is SIGKILLed; the server must not linger.
+    starter = subprocess.Popen([sys.executable, "-c", (
+        "import pathlib, sys, tempfile, time\n"
+        "from agent.llm.local import LocalLlamaServer\n"
+        "class Busy(LocalLlamaServer):\n"
+        "    available = staticmethod(lambda: True)\n"
+        "    def command(self):\n"
+        "        return [sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "time.sleep(60)']\n"
+        "log = pathlib.Path(tempfile.mkdtemp())\n"
+        "server = Busy(log / 'model.gguf', log_dir=log)\n"
+        "server.launch()\n"
+        "print(server.pid, flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert starter.stdout is not None
+    child = int(starter.stdout.readline())
+    time.sleep(0.5)  # the stand-in has set its SIGTERM handler
+    starter.kill()
+    starter.wait()
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+
+
 def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
     # `kgqa demo` starts the model's server on a thread while the question's embeddings run
     # NumPy products: a fork() there deadlocked in OpenBLAS's at-fork handler, a hang that

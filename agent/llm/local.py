@@ -188,8 +188,10 @@ class LocalLlamaServer(LocalServer):
         self.port = free_port(exclude_ports)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A session of its own: Ctrl-C in a `kgqa chat` terminal interrupts the turn, and
-        # must not reach (and stop) the server the next turn needs.
-        self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGTERM, new_session=True,
+        # must not reach (and stop) the server the next turn needs. If we die, SIGKILL: on
+        # SIGTERM the server's graceful shutdown first finishes the answer it is writing for
+        # nobody (seconds to minutes, two cores busy); it keeps nothing worth a clean exit.
+        self._proc = spawn(self.command(), self.log_path.parent, self.log_path, signal.SIGKILL, new_session=True,
                            env=server_environment(os.environ))
 
     def wait_ready(self, timeout: float = 120.0, abandoned: threading.Event | None = None) -> LocalLlamaServer:
