@@ -168,7 +168,9 @@ class PoGConfig(BaseModel):
         "llm: PoG's own {Yes}/{No} judgement as well (for strong models).")
     answer_margin: float = Field(
         default=0.05, ge=0.0, description="The model's pick answers when its path scores within this of the best path "
-        "so far; a pick further below gives way to the best path (tuned on MetaQA dev without a memory).")
+        "so far; a pick further below gives way to the best path (tuned on MetaQA dev without a memory; 0, the best "
+        "path always, lost on the packages and geo tuning parts and won on units 3hop-alt: "
+        "results/2026-11-30/answer-margin-tried/).")
     path_memory: Path | None = Field(default=None, description="A path-memory file (kgqa memory build).")
     memory_k: int = Field(default=10, ge=1, description="Remembered questions that vote.")
     memory_confidence: float = Field(
