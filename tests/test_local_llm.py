@@ -95,26 +95,30 @@ def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> 
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_the_model_server_dies_at_once_with_a_killed_run_even_while_it_finishes_an_answer() -> None:
+def test_the_model_server_dies_at_once_with_a_killed_run_even_while_it_finishes_an_answer(tmp_path: Path) -> None:
     # llama.cpp's server meets SIGTERM with a graceful shutdown that first finishes the
     # generation in flight, for a client that is gone: here a child that ignores SIGTERM
     # stands in for it. The run that started it is SIGKILLed; the server must not linger.
+    ready = tmp_path / "ignoring-sigterm"
+    stand_in = (f"import pathlib, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                f"pathlib.Path({str(ready)!r}).touch(); time.sleep(60)")
     starter = subprocess.Popen([sys.executable, "-c", (
-        "import pathlib, sys, tempfile, time\n"
+        "import pathlib, sys, time\n"
         "from agent.llm.local import LocalLlamaServer\n"
         "class Busy(LocalLlamaServer):\n"
         "    available = staticmethod(lambda: True)\n"
         "    def command(self):\n"
-        "        return [sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-        "time.sleep(60)']\n"
-        "log = pathlib.Path(tempfile.mkdtemp())\n"
-        "server = Busy(log / 'model.gguf', log_dir=log)\n"
+        f"        return [sys.executable, '-c', {stand_in!r}]\n"
+        f"server = Busy(pathlib.Path({str(tmp_path / 'model.gguf')!r}), log_dir=pathlib.Path({str(tmp_path)!r}))\n"
         "server.launch()\n"
         "print(server.pid, flush=True)\n"
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
     assert starter.stdout is not None
     child = int(starter.stdout.readline())
-    time.sleep(0.5)  # the stand-in has set its SIGTERM handler
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()
     starter.kill()
     starter.wait()
     deadline = time.monotonic() + 5
