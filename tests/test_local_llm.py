@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,21 +78,15 @@ def test_a_wrong_hash_is_refused_and_leaves_nothing(tmp_path: Path, monkeypatch:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_server_child_dies_with_the_run_that_started_it_even_when_killed() -> None:
     # The server is started with agent.process.spawn, as LocalLlamaServer does; a `sleep` stands in for it.
-    starter = subprocess.Popen([sys.executable, "-c", (
+    starter, child = start_a_run(
         "import pathlib, signal, tempfile, time\n"
         "from agent.process import spawn\n"
         "log = pathlib.Path(tempfile.mkdtemp()) / 'log'\n"
         "child = spawn(['sleep', '60'], log.parent, log, signal.SIGTERM, new_session=True)\n"
         "print(child.pid, flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
-    assert starter.stdout is not None
-    child = int(starter.stdout.readline())
-    starter.kill()
-    starter.wait()
-    deadline = time.monotonic() + 10
-    while alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(child)
+        "time.sleep(60)\n")
+    kill_the_run(starter)
+    assert wait_until(lambda: not alive(child), seconds=10)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
@@ -102,7 +97,7 @@ def test_the_model_server_dies_at_once_with_a_killed_run_even_while_it_finishes_
     ready = tmp_path / "ignoring-sigterm"
     stand_in = (f"import pathlib, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
                 f"pathlib.Path({str(ready)!r}).touch(); time.sleep(60)")
-    starter = subprocess.Popen([sys.executable, "-c", (
+    starter, child = start_a_run(
         "import pathlib, sys, time\n"
         "from agent.llm.local import LocalLlamaServer\n"
         "class Busy(LocalLlamaServer):\n"
@@ -112,19 +107,31 @@ def test_the_model_server_dies_at_once_with_a_killed_run_even_while_it_finishes_
         f"server = Busy(pathlib.Path({str(tmp_path / 'model.gguf')!r}), log_dir=pathlib.Path({str(tmp_path)!r}))\n"
         "server.launch()\n"
         "print(server.pid, flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+        "time.sleep(60)\n")
+    assert wait_until(ready.exists, seconds=30)
+    kill_the_run(starter)
+    assert wait_until(lambda: not alive(child), seconds=5)
+
+
+def start_a_run(script: str) -> tuple[subprocess.Popen[str], int]:
+    """A Python process running `script` from the repository root, and the pid of the
+    server child it prints first."""
+    starter = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                               cwd=Path(__file__).resolve().parents[1])
     assert starter.stdout is not None
-    child = int(starter.stdout.readline())
-    deadline = time.monotonic() + 30
-    while not ready.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert ready.exists()
+    return starter, int(starter.stdout.readline())
+
+
+def kill_the_run(starter: subprocess.Popen[str]) -> None:
     starter.kill()
     starter.wait()
-    deadline = time.monotonic() + 5
-    while alive(child) and time.monotonic() < deadline:
+
+
+def wait_until(done: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(child)
+    return done()
 
 
 def test_a_server_starts_while_another_thread_computes_with_numpy() -> None:
