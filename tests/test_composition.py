@@ -1277,6 +1277,38 @@ def test_a_link_word_said_again_that_names_nothing_is_one_relation_walked_again(
     assert [p["missing"] for p in made] == [0.0, 1.0]
 
 
+@pytest.mark.parametrize(("question", "times"), [
+    ("units built on units built on the X measure what kind of quantity", 2),
+    ("which quantity is measured by the units that are defined from units defined from X", 2),
+    ("what unit defines the unit that defines the unit the X is defined from", 2),  # "defined from" is one more
+    ("who made the packages that X made", 0),  # "made the", then "made" closing: there and back
+    ("which units are defined from the unit X is defined from", 0),  # the siblings of X
+])
+def test_a_link_word_said_again_in_one_phrase_says_its_link_the_same_way(question: str, times: int) -> None:
+    from agent.pog.candidates import link_words, may_name_a_relation, repeated_phrase
+
+    words = [w.lower() for w in question_tokens(question)]
+    candidates = [i for i, w in enumerate(words) if w != "x" and may_name_a_relation(w)]
+    assert repeated_phrase(words, link_words(words, candidates)) == times
+
+
+def test_a_phrase_said_again_is_no_walk_there_and_back(embedder: Embedder) -> None:
+    """"units built on units built on the centimeter measure what kind of quantity": the
+    walk to the centimeter's system along `base_unit` and back to the system's other units
+    walks one relation twice, and ranked first (units 3-hop-alt tuning part, both modes).
+    One phrase twice walks one relation twice the same way: `reference_unit` back to the
+    units built on the centimeter, and back again. Where the question asks for siblings,
+    a walk there and back explains the phrase said twice."""
+    question = "units built on units built on the centimeter measure what kind of quantity"
+    chain = (("reference_unit", B), ("reference_unit", B), ("quantity_kind", F))
+    detour = (("base_unit", B), ("base_unit", F), ("quantity_kind", F))
+    scored = parts(embedder, question, "centimeter", chain, detour)
+    assert [p["missing"] for p in scored] == [0.0, 1.0] and scored[0]["total"] > scored[1]["total"]
+    same = parts(embedder, "which units are built on the same units as units built on the centimeter", "centimeter",
+                 (("reference_unit", B), ("reference_unit", F)), (("reference_unit", B), ("reference_unit", B)))
+    assert same[0]["missing"] == 0.0
+
+
 @pytest.mark.parametrize(("chain_parts", "answers"), [({}, ["Angle"]), ({"unnamed": 1.0}, None)])
 def test_the_models_pick_of_a_chains_middle_is_no_answer_where_the_path_to_it_leaves_a_named_word_out(
         chain_parts: dict[str, float], answers: list[str] | None) -> None:

@@ -557,6 +557,20 @@ def repeated_link(words: Sequence[str], link_at: Collection[int]) -> int:
     return most if most >= 2 else 0
 
 
+def repeated_phrase(words: Sequence[str], link_at: Collection[int]) -> int:
+    """How many times one link word is said in one phrase, the same form before the same
+    word with more of the question after it ("units *built on* units *built on* X", "what
+    unit *defines the* unit that *defines the* unit ..."): the chain's earlier entity stands
+    in the same place each time, so the chain walks one relation as many times the same
+    way. Not a phrase the question ends on: "units defined from the unit X is *defined
+    from*" makes the topic the subject there and asks for the siblings. 0 where no phrase
+    repeats."""
+    phrases = Counter((words[i], words[i + 1]) for i in link_at
+                      if i + 2 < len(words) and not after_a_determiner(words, i))
+    most = max(phrases.values(), default=0)
+    return most if most >= 2 else 0
+
+
 def object_of_preposition(words: Sequence[str], topic_at: int) -> bool:
     """The topic is a preposition's object ("units built *on the* X measure what", "the
     capital *of* X borders"): the verb after it is the whole phrase's, not the topic's."""

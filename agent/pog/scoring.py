@@ -92,6 +92,7 @@ from agent.pog.candidates import (
     question_tokens,
     relation_naming_words,
     repeated_link,
+    repeated_phrase,
     reverses,
     sibling_mismatch,
     topic_phrase_words,
@@ -556,10 +557,14 @@ class PathScorer:
         # A link word said again that names none of the relations says one relation walked
         # as many times: "what unit *defines* the unit that *defines* the unit X is defined
         # from" walks `reference_unit` three times, not on along `unit_group`. Which relation,
-        # not how many steps: a shorter path pays for its length elsewhere.
-        repeats = repeated_link(self.words, [i for i in self.link_at
-                                             if not any(i in self.naming_positions(r) for r in relations)])
+        # not how many steps: a shorter path pays for its length elsewhere. Said again in one
+        # phrase, the same way: "units *built on* units *built on* X" is no walk to X's system
+        # along `base_unit` and back to the system's other units.
+        unnamed_links = [i for i in self.link_at if not any(i in self.naming_positions(r) for r in relations)]
+        repeats = repeated_link(self.words, unnamed_links)
+        same_way = 0 if self.asks_for_siblings else repeated_phrase(self.words, unnamed_links)
         repeats_unwalked = [len(steps) >= repeats > max(Counter(r for r, _ in steps).values(), default=0)
+                            or len(steps) >= same_way > max(Counter(steps).values(), default=0)
                             for steps, _, _ in items]
 
         def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
