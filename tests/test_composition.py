@@ -1309,6 +1309,19 @@ def test_a_phrase_said_again_is_no_walk_there_and_back(embedder: Embedder) -> No
     assert same[0]["missing"] == 0.0
 
 
+def test_the_subject_of_do_is_no_answer_and_the_verb_it_ends_on_is_the_last_step(embedder: Embedder) -> None:
+    """"what does the unit that defines the reference unit of the arcsecond measure" asks
+    what a unit measures, not for a unit: read as asking for units, the one step to the
+    arcsecond's reference unit explained it, and ranked first (units 3-hop-alt tuning part,
+    both modes). The verb it ends on names the last step: on to what the unit that defines
+    that unit measures."""
+    question = "what does the unit that defines the reference unit of the arcsecond measure"
+    one, two = (("reference_unit", F),), (("reference_unit", F), ("reference_unit", F))
+    chain = (*two, ("quantity_kind", F))
+    scored = parts(embedder, question, "arcsecond", one, two, chain)
+    assert max(scored, key=lambda p: p["total"]) is scored[2] and scored[0]["missing"] > 0
+
+
 @pytest.mark.parametrize(("chain_parts", "answers"), [({}, ["Angle"]), ({"unnamed": 1.0}, None)])
 def test_the_models_pick_of_a_chains_middle_is_no_answer_where_the_path_to_it_leaves_a_named_word_out(
         chain_parts: dict[str, float], answers: list[str] | None) -> None:

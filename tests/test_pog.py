@@ -665,6 +665,8 @@ def test_a_possessive_topic_s_own_noun_is_the_first_step(embedder: Embedder, que
     ("who directed X", []),
     ("what is X", []),
     ("what has written by X", []),  # a template's "what has", not "what are the ..."
+    ("what does the unit that defines the reference unit of X measure", []),  # the unit is the subject
+    ("what do the packages X made depend on", []),
 ])
 def test_the_words_that_say_what_a_question_asks_for(question: str, asked: list[str]) -> None:
     from agent.pog.candidates import asked_words

@@ -191,8 +191,10 @@ def asked_words(question: str) -> list[str]:
     "what are the" up to its first preposition ("what are the *primary languages* in the
     movies ..."), and past a generic head's "of" ("what kind of *government*", "what is
     the name of the *currency*"). Empty when the question does not say ("who directed X",
-    "what is X"). Words, not a parse: "what are the movies written by X" gives "movies" and
-    "written"; what reads them compares words, and a participle riding along does no harm."""
+    "what is X", and "what does the unit behind X measure": after "do" or another auxiliary
+    than "be", the noun phrase is the verb's subject, and "what" its object). Words, not a
+    parse: "what are the movies written by X" gives "movies" and "written"; what reads them
+    compares words, and a participle riding along does no harm."""
     words = [w.lower() for w in question_tokens(question)]
     at = next((i for i, w in enumerate(words) if w in _WH_AUX), None)
     if at is None:  # "name the capitals of ...", "the currency of ...": the first noun phrase
@@ -203,7 +205,9 @@ def asked_words(question: str) -> list[str]:
         return []
     rest = words[at + 1:]
     if rest[0] in _AUX:  # "what are the X of", never "what has written by X"
-        if rest[0] in _COPULAS and rest[1:3] == ["x", POSSESSIVE]:  # "what are X 's neighbouring countries"
+        if rest[0] not in _COPULAS:  # "what does the *unit* behind X measure": the verb's subject
+            return []
+        if rest[1:3] == ["x", POSSESSIVE]:  # "what are X 's neighbouring countries"
             phrase = _noun_phrase(rest[3:])  # the topic's possessive is a determiner; not "what did X 's ..."
         elif len(rest) < 2 or rest[1] not in _DETERMINERS:
             return []
