@@ -1340,3 +1340,55 @@ def test_the_models_pick_of_a_chains_middle_is_no_answer_where_the_path_to_it_le
     names = {"arcsecond": "arcsecond", "Angle": "Angle"}
     found = _named_middle_of_chain(["arcsecond"], [chain], [chain, middle], names, "kg", 0.05, lambda c: True)
     assert (found and found["answers"]) == answers
+
+
+@pytest.mark.parametrize(("question", "one"), [
+    ("what is the symbol of the unit the X is defined from", True),
+    ("how is the unit behind the X abbreviated", True),
+    ("units derived from the X measure what", False),  # "units": the chain passes through many
+    ("what is the licence of the package that X requires", False),  # "requires" reads as a plural: no reading
+    ("which unit is the unit that the X is based on defined from", False),  # each "unit" is what is asked
+    ("what is the religion of X 's mother", False),  # the topic's own phrase, and what is asked: nothing else
+])
+def test_a_question_names_its_chains_middle_in_the_singular(question: str, one: bool) -> None:
+    from agent.pog.candidates import says_one
+
+    words = [w.lower() for w in question_tokens(question)]
+    phrase = topic_phrase_words(words, words.index("x"))
+    asked = frozenset(i for i, w in enumerate(words) if w in set(asked_words(question))) - phrase
+    assert says_one(words, asked, phrase) is one
+
+
+def test_a_chain_named_in_the_singular_passes_through_one_entity(embedder: Embedder) -> None:
+    """"what is the symbol of the unit the yard is defined from": "defined from" names no
+    relation, so nothing read which way to walk `reference_unit`, and the walk back to the
+    seven units defined from the yard ranked first (units 2-hop tuning part, both modes).
+    "the unit" names one: the yard's reference unit, the metre. Not where the question
+    names the middle in the plural ("units derived from the yard measure what"), and two
+    are too few to tell (a person's parents)."""
+    defined_from = ["cubic yard", "foot", "inch", "jute", "mile", "square yard", "fathom"]
+    back = PathCandidate(seed="yard", steps=[("reference_unit", B), ("symbol", F)],
+                         hops=[defined_from, ["cu_yd", "ft", "in", "mi", "sq_yd", "ftm"]], text="", phase="topic",
+                         depth=2)
+    forward = PathCandidate(seed="yard", steps=[("reference_unit", F), ("symbol", F)], hops=[["meter"], ["m"]],
+                            text="", phase="topic", depth=2)
+
+    def number(question: str, *candidates: PathCandidate) -> list[float]:
+        ranked = scorer(embedder, question, "yard").rank(list(candidates))
+        return [next(c for c in ranked if c.steps == given.steps).score_parts["number"] for given in candidates]
+
+    assert number("what is the symbol of the unit the yard is defined from", back, forward) == [1.0, 0.0]
+    assert number("what are the symbols of units derived from the yard", back, forward) == [0.0, 0.0]
+    parents = back.model_copy(update={"hops": [["mother", "father"], ["cu_yd", "ft"]]})
+    assert number("what is the symbol of the unit the yard is defined from", parents, forward) == [0.0, 0.0]
+    # from several to many: the graph's own shape (the debye is defined from two units, and they from three)
+    several = PathCandidate(seed="debye", steps=[("reference_unit", F), ("reference_unit", F), ("symbol", F)],
+                            hops=[["angstrom", "coulomb"], ["ampere", "meter", "second"], ["A", "m", "s"]], text="",
+                            phase="topic", depth=3)
+    one = PathCandidate(seed="debye", steps=[("reference_unit", F), ("reference_unit", B)],
+                        hops=[["angstrom", "coulomb"], ["abcoulomb"]], text="", phase="topic", depth=2)
+    question = "what is the symbol of the unit that the debye 's reference unit is defined from"
+    ranked = scorer(embedder, question, "debye").rank([several, one])
+    assert all(c.score_parts["number"] == 0.0 for c in ranked)
+    # no other way along the same relations through one entity: nothing to tell the way by
+    assert number("what is the symbol of the unit the yard is defined from", back) == [0.0]

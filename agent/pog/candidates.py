@@ -509,6 +509,40 @@ def in_compound_preposition(words: Sequence[str], i: int) -> bool:
             and words[i - 1] in ("in", "by", "on") and words[i + 1] == "of")
 
 
+# Plurals that do not end in "s" (the possessive's "s" is a token of its own).
+_IRREGULAR_PLURALS = frozenset({PERSON_KIND, "children", "men", "women"})
+
+
+def reads_as_plural(word: str) -> bool:
+    """The (lower-case) word looks like a plural noun ("units", "people"): by its ending,
+    not a lexicon, so a verb in the third person ("requires") reads as one too, which
+    only makes `says_one` say nothing."""
+    return word in _IRREGULAR_PLURALS or (len(word) > 3 and word.endswith("s")
+                                          and not word.endswith(("ss", "us", "is")) and word not in _AUX)
+
+
+def says_one(words: Sequence[str], asked_at: Collection[int], topic_phrase: Collection[int]) -> bool:
+    """The question names what its chain passes through in the singular, and nothing in the
+    plural: an article opens a noun phrase that is neither what is asked nor the topic
+    ("the symbol of the *unit* the yard is defined from", "how is the *unit* behind X
+    abbreviated"), and no word outside those reads as a plural ("*units* derived from X
+    measure what"). Such a phrase names one entity."""
+    skip = set(asked_at) | set(topic_phrase)
+    if any(reads_as_plural(w) for i, w in enumerate(words) if i not in skip):
+        return False
+    for i, word in enumerate(words[:-1]):
+        if word not in _ARTICLES:
+            continue
+        phrase = []
+        for j in range(i + 1, min(i + 4, len(words))):
+            if words[j] in _PHRASE_ENDS or words[j] in _ARTICLES:
+                break
+            phrase.append(j)
+        if phrase and not skip.intersection(phrase):
+            return True
+    return False
+
+
 def after_a_determiner(words: Sequence[str], i: int) -> bool:
     """The word at `i` follows an article or a possessive ("the *unit*", "X 's *films*"): a
     noun, no verb."""

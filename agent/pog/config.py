@@ -63,6 +63,10 @@ class ScoreWeights(BaseModel):
     value: float = Field(default=0.3, description="Penalty for a path none of whose ends is a number or a date when "
                          "the question asks for one ('how many ...', 'when ...', 'in what year ...'): it stops "
                          "before the value (a country for 'how many people live in X 's capital').")
+    number: float = Field(default=0.1, description="Penalty for a path that passes through many entities where "
+                          "the question names one ('the symbol of the *unit* the yard is defined from') and another "
+                          "way along its relations passes through one: the metre, not the seven units defined "
+                          "from the yard.")
     fit: float = Field(default=0.15, description="Bonus by how alike (sentence embeddings) the words that say what "
                        "the question asks for are to the names at the path's end ('which *elements* ...': Argon and "
                        "Helium, not Scotland): the graph's own names tell what kind of thing a path reaches. Weighed "
@@ -82,7 +86,8 @@ Preset = Literal["small", "paper"]
 # alone (none of the small model's structural terms) and the model's pick of a kept path
 # answers wherever that path ranks (a margin no two scores are apart by).
 _PAPER_WEIGHTS = {"depth": 0.0, "length": 0.0, "unnamed": 0.0, "missing": 0.0, "skipped": 0.0, "first": 0.0, "way": 0.0,
-                  "middle": 0.0, "kind": 0.0, "loop": 0.0, "back": 0.0, "value": 0.0, "fit": 0.0}
+                  "middle": 0.0, "kind": 0.0, "loop": 0.0, "back": 0.0, "value": 0.0, "number": 0.0,
+                  "fit": 0.0}
 PRESETS: dict[str, dict[str, object]] = {
     "small": {
         "analysis": "when_needed", "strategy": "fuzzy", "start_depth": "structure", "supplement_search": "path_ends",

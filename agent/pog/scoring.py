@@ -44,6 +44,9 @@
                            it asks by a cue word, or by naming one relation in two places]
           - w.value     * [the question asks for a number or a date and none of the path's
                            ends is one (`asks_for_a_value`)]
+          - w.number    * [the question names the chain's middle in the singular only, and the
+                           path passes through many where another way along its relations
+                           passes through one (`many_where_one`)]
           + w.fit       * cos(the words saying what the question asks for, the names at the
                           path's end): what kind of thing the path reaches, told by the graph's
                           own names ("which *elements* ...": Argon and Helium, not Scotland)
@@ -94,6 +97,7 @@ from agent.pog.candidates import (
     repeated_link,
     repeated_phrase,
     reverses,
+    says_one,
     sibling_mismatch,
     topic_phrase_words,
     topic_relation,
@@ -109,6 +113,8 @@ from agent.pog.state import PathCandidate, PoGState, PriorChain, StepTuple
 from kg_store.paths import PathGroup
 
 ChainKey = tuple[StepTuple, ...]
+# How many entities at a hop read as many against a singular noun phrase (`many_where_one`).
+MANY_FOR_ONE = 3
 
 
 def chain_key(steps: Sequence[Sequence]) -> ChainKey:
@@ -157,6 +163,7 @@ class PathScorer:
         self._participles = passive_participles(self.words, self._masks)
         # A question that says nothing of what it asks for ends on the verb that asks it.
         self.closing_verb_at = None if self.asked_at else closing_verb(self.words, self.link_at)
+        self.says_one = says_one(self.words, self.asked_at, self.topic_phrase)
         self._word_vectors: np.ndarray | None = None  # of the words at `_may_name`, encoded on first need
         # What the question asks for, as one text ("elements"); empty where it does not say
         # ("who ..."). Encoded where `rank` first needs it: the exploration's beam never does.
@@ -669,6 +676,9 @@ class PathScorer:
             p["loop"] = float(loop)
             p["value"] = float(self.asks_for_value and not any(is_value(names.get(e) or e) for e in candidate.ends))
             p["total"] -= self.weights.loop * p["loop"] + self.weights.value * p["value"]
+        for p, many in zip(parts, self.many_where_one(candidates), strict=True):
+            p["number"] = float(many)
+            p["total"] -= self.weights.number * p["number"]
         outcomposed = self._outcomposed(candidates, parts)
         fits = self.end_fits(candidates, names, [p["total"] for p in parts])
         asked_by_kind = self.siblings_asked_by_kind(keys, parts, fits)
@@ -685,6 +695,33 @@ class PathScorer:
                 p["total"], p["memory"] = round(p["total"] - self.weights.memory * p["memory"], 4), 0.0
         scored = [c.model_copy(update={"score": p["total"], "score_parts": p}) for c, p in zip(candidates, parts, strict=True)]
         return sorted(scored, key=lambda c: -c.score)
+
+    def many_where_one(self, candidates: Sequence[PathCandidate]) -> list[bool]:
+        """Which paths step from one entity to many, before their last step, where the
+        question names the chain's middle in the singular (`says_one`: "the symbol of the
+        *unit* the yard is defined from") and another candidate walks the same steps up to
+        there and that step the other way, to one entity. Many is `MANY_FOR_ONE` or more:
+        the yard's reference unit is the metre, and seven units are defined from the yard.
+        Nothing else reads which way to walk a relation between things of one kind where no
+        word names it. Two are too few to tell (a person's parents, against the children);
+        a step from several to many follows the graph, not the reading (the debye is
+        defined from the angstrom and the coulomb, and they from three units)."""
+        if not self.says_one:
+            return [False] * len(candidates)
+        one_at = {(c.seed, tuple(chain_key(c.steps[:i + 1]))) for c in candidates
+                  for i, hop in enumerate(c.hops) if len(hop) == 1}
+
+        def wrong_way(c: PathCandidate) -> bool:
+            steps = chain_key(c.steps)
+            for i, hop in enumerate(c.hops[:-1]):
+                before = c.hops[i - 1] if i else [c.seed]
+                if len(before) == 1 and len(hop) >= MANY_FOR_ONE:
+                    relation, forward = steps[i]
+                    if (c.seed, (*steps[:i], (relation, not forward))) in one_at:
+                        return True
+            return False
+
+        return [wrong_way(c) for c in candidates]
 
     def siblings_asked_by_kind(self, chains: Sequence[ChainKey], parts: Sequence[dict[str, float]],
                                fits: Sequence[float]) -> list[bool]:
