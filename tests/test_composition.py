@@ -1392,3 +1392,20 @@ def test_a_chain_named_in_the_singular_passes_through_one_entity(embedder: Embed
     assert all(c.score_parts["number"] == 0.0 for c in ranked)
     # no other way along the same relations through one entity: nothing to tell the way by
     assert number("what is the symbol of the unit the yard is defined from", back) == [0.0]
+
+
+def test_the_verb_a_question_ends_on_names_the_relation_most_alike_it(embedder: Embedder) -> None:
+    """"what does the unit that defines the reference unit of the arcsecond measure" ends
+    on "measure", which names no relation by its letters; it named any last step, and the
+    walk on to the degree's symbol ranked above the one to its quantity kind, nearer the
+    question's embedding (units 3-hop-alt tuning part, both modes). The verb names the last
+    step whose relation's words are most alike it: "measure" is nearest "quantity kind",
+    "abbreviated" nearest "symbol"."""
+    chain = (("reference_unit", F), ("reference_unit", F))
+    to_symbol, to_kind = (*chain, ("symbol", F)), (*chain, ("quantity_kind", F))
+    scored = parts(embedder, "what does the unit that defines the reference unit of the arcsecond measure",
+                   "arcsecond", to_symbol, to_kind)
+    assert [p["unnamed"] for p in scored] == [1.0, 0.0] and scored[1]["total"] > scored[0]["total"]
+    abbreviated = parts(embedder, "how is the unit behind the gallon abbreviated", "gallon",
+                        (("reference_unit", F), ("symbol", F)), (("reference_unit", F), ("quantity_kind", F)))
+    assert [p["unnamed"] for p in abbreviated] == [0.0, 1.0]

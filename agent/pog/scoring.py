@@ -15,7 +15,8 @@
                           what the step reaches, `kinds_reached`; or, the last step, by asking
                           for the kind of thing it reaches, as a synthesised memory names the
                           graph's kinds: `asked_kind_steps`, or by the verb a question that says
-                          nothing of what it asks ends on: `closing_verb_at`), or walk it the
+                          nothing of what it asks ends on, where its relation is the last steps'
+                          most alike that verb: `closing_verb_at`, `nearest_relation`), or walk it the
                           same way once more than it has mentions (`named_too_few_times`), less those
                           inside the path that a word of the question naming no relation may
                           stand for
@@ -475,6 +476,16 @@ class PathScorer:
         return bool(self.asked_at and not self.phrase_is_asked and naming and naming <= self.topic_phrase
                     and not naming & self.asked_at)
 
+    def nearest_relation(self, i: int, relations: Collection[str]) -> str | None:
+        """Of `relations`, the one whose words' embedding is most alike the question's word
+        at `i` (the verb a question ends on: "*measure*" is nearer "quantity kind" than
+        "symbol", "*abbreviated*" nearer "symbol" than "reference unit")."""
+        ordered = sorted(r for r in relations if relation_naming_words(r))
+        if not ordered:
+            return None
+        vectors = self.embedder.encode([self.words[i], *(" ".join(relation_naming_words(r)) for r in ordered)])
+        return ordered[int(np.argmax(vectors[1:] @ vectors[0]))]
+
     def _synonyms_of(self, relation_words: list[str]) -> frozenset[int]:
         if not relation_words or not self._may_name:
             return frozenset()
@@ -555,6 +566,10 @@ class PathScorer:
         # X *abbreviated*" walks `reference_unit`, then `symbol`, which no word names by its letters.
         last_named_by_verb = self.closing_verb_at is not None and not any(
             self.closing_verb_at in self.naming_positions(r) for r in relations)
+        # Which relation: the one whose words are most alike the verb among the last steps
+        # ("what does the unit ... *measure*": `quantity_kind`, not `symbol`).
+        verb_names = self.nearest_relation(self.closing_verb_at, {steps[-1][0] for steps, _, _ in items}) \
+            if last_named_by_verb else None
         # It is a step after those the other words name: a path no longer than their mentions
         # leaves it out ("where were the elements *discovered* by X *found*" is not
         # `discovered_by` alone, nor "how is the *unit* behind X abbreviated" `reference_unit`).
@@ -578,7 +593,8 @@ class PathScorer:
             if by_links:  # counted against the link words below instead
                 return [False] * len(steps)
             last = len(steps) - 1
-            return [(not self.named(r) and not kind and not (at == last and (last_named_by_kind or last_named_by_verb)))
+            return [(not self.named(r) and not kind
+                     and not (at == last and (last_named_by_kind or (last_named_by_verb and r == verb_names))))
                     or again
                     for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
                                                                    strict=True))]
