@@ -1409,3 +1409,26 @@ def test_the_verb_a_question_ends_on_names_the_relation_most_alike_it(embedder: 
     abbreviated = parts(embedder, "how is the unit behind the gallon abbreviated", "gallon",
                         (("reference_unit", F), ("symbol", F)), (("reference_unit", F), ("quantity_kind", F)))
     assert [p["unnamed"] for p in abbreviated] == [0.0, 1.0]
+
+
+def test_a_path_that_leaves_a_word_out_is_no_answer_beside_an_explained_chain_within_the_margin(
+        embedder: Embedder) -> None:
+    """"units derived from the kilogram measure what" (units 2-hop tuning part, mode (a)):
+    the one step to the units derived from the kilogram leaves "measure" out and ranks
+    0.001 above the walk on to their quantity kind, which the words explain whole; the
+    model names a unit derived from it. Beside the chain, that path is no answer, best or
+    not, and the unit is the chain's middle: the chain answers."""
+    derived = ["force kilogram", "metric ton"]
+    names = {e: e for e in ("kilogram", *derived, "Mass", "Force")}
+    step = PathCandidate(seed="kilogram", steps=[("reference_unit", B)], hops=[derived], text="", phase="topic",
+                         depth=1, score=0.687, score_parts={"missing": 1.0})
+    chain = PathCandidate(seed="kilogram", steps=[("reference_unit", B), ("quantity_kind", F)],
+                          hops=[derived, ["Force", "Mass"]], text="", phase="topic", depth=2, score=0.686,
+                          score_parts={})
+    context = PoGContext(store_of([("force kilogram", "reference_unit", "kilogram"),
+                                   ("metric ton", "reference_unit", "kilogram"),
+                                   ("force kilogram", "quantity_kind", "Force"), ("metric ton", "quantity_kind", "Mass")]),
+                         scripted(answer="ans: force kilogram"), embedder, PoGConfig())
+    update = answer_from_paths({"question": "units derived from the kilogram measure what", "kept": [step, chain],
+                                "names": names, "evidence": "", "phase": "topic"}, Runtime(context=context))
+    assert update["sufficient"] and set(update["answers"]) <= {"Force", "Mass"} and update["answers"]

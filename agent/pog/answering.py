@@ -129,8 +129,13 @@ def answer_from_paths(state: PoGState, runtime: Runtime[PoGContext]) -> Update:
     # discovered by the person who discovered X": the path that never walks back ends at
     # the person).
     if explained(best.score_parts):
-        eligible = [c for c in eligible if not contradicted(c.score_parts)
-                    and not outcomposed(c.score_parts, c.depth, best.depth)]
+        eligible = [c for c in eligible if not contradicted(c.score_parts)]
+    # Nor for a path that leaves a relation word out beside a deeper one within the margin
+    # that they explain whole, best or not: "units derived from the kilogram measure what"
+    # ranked the one step to the units derived from it just above the walk on to their
+    # quantity kind, and the model named the units, the chain's middle.
+    deepest = max((c.depth for c in eligible if explained(c.score_parts)), default=0)
+    eligible = [c for c in eligible if not outcomposed(c.score_parts, c.depth, deepest)]
     # A chain from one topic has a middle that is no answer. A superlative's path runs on
     # to the value that orders its answers ("took a position first"), a constraint's to
     # what the question states ("which school, founded in *1919*, ..."): there the middle
