@@ -1,40 +1,25 @@
 """detect.py RESULTS_DIR...: the questions whose eligible paths (`answer_from_paths`) the
-rule can change, as JSON: where, among a trace's kept paths within the answer margin of the
-best, one that the question's words explain whole is deeper than another that leaves a
-relation word out, and the best is not explained (else the old rule already drops it).
-
-Read from the kept paths of a full run's traces (`*-pog-nomem.jsonl` and `*-pog-synth.jsonl`,
-one part a directory); the code that made them ranked a little otherwise than the code
-measured, so the list is close to, not exactly, the questions whose answers can change."""
+rule can change, as JSON (`bench/devkgs/detect/kept.py`; run with
+`PYTHONPATH=bench/devkgs/detect:.`): where, among a trace's kept paths within the answer
+margin of the best, one that the question's words explain whole is deeper than another
+that leaves a relation word out, and the best is not explained (else the old rule already
+drops it)."""
 
 import json
 import sys
 from pathlib import Path
 
-from agent.pog.scoring import explained, outcomposed
+from kept import depth, listed, within_margin
 
-MARGIN = 0.05  # PoGConfig.answer_margin
+from agent.pog.scoring import explained, outcomposed
 
 
 def changes(kept: list[dict]) -> bool:
-    best = kept[0]
-    eligible = [c for c in kept if c["score"] >= best["score"] - MARGIN]
-    if explained(best["score_parts"]):
+    if explained(kept[0]["score_parts"]):
         return False
-    deepest = max((c.get("depth", len(c["steps"])) for c in eligible if explained(c["score_parts"])), default=0)
-    return any(outcomposed(c["score_parts"], c.get("depth", len(c["steps"])), deepest) for c in eligible)
+    eligible = within_margin(kept)
+    deepest = max((depth(c) for c in eligible if explained(c["score_parts"])), default=0)
+    return any(outcomposed(c["score_parts"], depth(c), deepest) for c in eligible)
 
 
-found: dict[str, list[str]] = {}
-for folder in map(Path, sys.argv[1:]):
-    for path in sorted(folder.glob("*-pog-*.jsonl")):
-        for line in path.open():
-            row = json.loads(line)
-            if not Path(row["trace"]).exists():  # a row kept from an older run whose traces are gone
-                continue
-            with open(row["trace"]) as trace:
-                events = json.load(trace)["agent"]["events"]
-            kept = [e["update"]["kept"] for e in events if (e.get("update") or {}).get("kept")]
-            if kept and changes(kept[-1]):
-                found.setdefault(f"{folder.name}/{path.name}", []).append(row["id"])
-json.dump(found, sys.stdout, indent=1)
+json.dump(listed(map(Path, sys.argv[1:]), changes), sys.stdout, indent=1)
