@@ -724,7 +724,7 @@ class PathScorer:
         defined from the angstrom and the coulomb, and they from three units)."""
         if not self.says_one:
             return [False] * len(candidates)
-        one_at = {(c.seed, tuple(chain_key(c.steps[:i + 1]))) for c in candidates
+        one_at = {(c.seed, chain_key(c.steps[:i + 1])) for c in candidates
                   for i, hop in enumerate(c.hops) if len(hop) == 1}
 
         def wrong_way(c: PathCandidate) -> bool:
