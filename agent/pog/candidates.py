@@ -509,16 +509,21 @@ def in_compound_preposition(words: Sequence[str], i: int) -> bool:
             and words[i - 1] in ("in", "by", "on") and words[i + 1] == "of")
 
 
-# Plurals that do not end in "s" (the possessive's "s" is a token of its own).
-_IRREGULAR_PLURALS = frozenset({PERSON_KIND, "children", "men", "women"})
+# Plurals whose singular is not the word less its ending (the possessive's "s" is a token of its own).
+IRREGULAR_PLURALS = {PERSON_KIND: "person", "children": "child", "men": "man", "women": "woman", "movies": "movie",
+                     "series": "series", "species": "species"}
+
+
+def has_plural_ending(word: str) -> bool:
+    """The word ends as a regular plural does: in "s", not "ss", "us" or "is"."""
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def reads_as_plural(word: str) -> bool:
     """The (lower-case) word looks like a plural noun ("units", "people"): by its ending,
     not a lexicon, so a verb in the third person ("requires") reads as one too, which
     only makes `says_one` say nothing."""
-    return word in _IRREGULAR_PLURALS or (len(word) > 3 and word.endswith("s")
-                                          and not word.endswith(("ss", "us", "is")) and word not in _AUX)
+    return word in IRREGULAR_PLURALS or (len(word) > 3 and has_plural_ending(word) and word not in _AUX)
 
 
 def says_one(words: Sequence[str], asked_at: Collection[int], topic_phrase: Collection[int]) -> bool:

@@ -43,6 +43,7 @@ from pydantic import BaseModel
 
 from agent.embeddings import Embedder
 from agent.llm.base import LLMClient
+from agent.pog.candidates import IRREGULAR_PLURALS, has_plural_ending
 from agent.pog.memory import MASK, MemoryEntry
 from agent.pog.state import StepTuple
 from kg_store import GraphStore
@@ -494,9 +495,7 @@ def _subject_verb(question: str) -> str | None:
     return found.group(1).lower()
 
 
-_IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman", "movies": "movie",
-                      "series": "series", "species": "species"}
-_IRREGULAR_SINGULARS = {single: plural for plural, single in _IRREGULAR_PLURALS.items()}
+_IRREGULAR_SINGULARS = {single: plural for plural, single in IRREGULAR_PLURALS.items()}
 
 
 def _plural(noun: str) -> str:
@@ -519,11 +518,11 @@ def _singular(noun: str) -> str:
     """"actors" -> "actor", "countries" -> "country": the reverse phrases and the typed
     topic speak of one ("whose actor is X", "the country X")."""
     *before, last = noun.split(" ")
-    if last in _IRREGULAR_PLURALS:
-        last = _IRREGULAR_PLURALS[last]
+    if last in IRREGULAR_PLURALS:
+        last = IRREGULAR_PLURALS[last]
     elif last.endswith("ies"):
         last = last[:-3] + "y"
-    elif last.endswith("s") and not last.endswith(("ss", "us", "is")):
+    elif has_plural_ending(last):
         last = last[:-1]
     return " ".join([*before, last])
 

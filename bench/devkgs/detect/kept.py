@@ -8,7 +8,9 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-MARGIN = 0.05  # PoGConfig.answer_margin
+from agent.pog.config import PoGConfig
+
+MARGIN = PoGConfig().answer_margin  # the small preset's: the runs measured
 
 
 def depth(path: dict) -> int:
