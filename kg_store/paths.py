@@ -282,7 +282,9 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
     `source` to read from, an edge from the end to it, directly or through an unnamed CVT
     node. The second way is what makes the cut work when the other topic is a hub whose
     walk was capped ("Male" in "which of JFK's brothers ...", "Democratic Party"): its
-    neighbours are never all read, but a brother's own edges name it. The other walks'
+    neighbours are never all read, but a brother's own edges name it. One step from its seed,
+    a group that reaches another topic itself joins where else the topics meet, if anywhere:
+    nothing lies between the two to answer. The other walks'
     relation sequences are recorded as `joins`; groups whose ends no other topic reaches
     are dropped. With one seed, or when no group connects all seeds, nothing is cut.
     `shortest=False` is the paper's reduction: every end that all topic entities reach
@@ -316,6 +318,12 @@ def join_topics(groups: Iterable[PathGroup], seeds: Sequence[str], source: Neigh
         shared = set(group.hops[-1]).intersection(*(reach[o].keys() for o in others))
         if not shared:
             continue
+        # One step from the seed, another topic is no end to join at: nothing lies between
+        # them to answer, and it would leave out the neighbours of both ("which country is
+        # next to both Bhutan and India": India reaches itself in no steps, China in one).
+        # Further on, it is: the entities before it answer ("the countries of X that use *the Euro*").
+        if len(group.chain) == 1:
+            shared = shared - set(others) or shared
         # Only the ends the other topics reach most directly: at D_max every film of the
         # director is within a few hops of any actor, and the intersection cuts nothing.
         if shortest:

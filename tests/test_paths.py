@@ -9,6 +9,13 @@ from kg_store.paths import NeighborCache, Step, _adjacent_seeds, explore, join_t
 from tests.pog_fixture import HUB_FILMS, film_store
 
 
+def store_of(facts: list[tuple[str, str, str]]) -> MemoryStore:
+    store = MemoryStore()
+    store.write(LoadBatch(triples=[Triple(*fact) for fact in facts],
+                          names=[(e, e) for fact in facts for e in (fact[0], fact[2])]))
+    return store
+
+
 def groups_by_chain(exploration, seed: str) -> dict[tuple, list[str]]:
     return {tuple((s.relation, s.forward) for s in g.chain): g.ends for g in exploration.groups if g.seed == seed}
 
@@ -223,6 +230,25 @@ def test_topic_entities_joined_in_fewest_steps_win_over_longer_joins() -> None:
     assert ("China", (Step("official_language", True),)) in labelling
     every = {(g.seed, g.chain) for g in join_topics(walk.groups, seeds, shortest=False)}
     assert ("China", (Step("official_language", True), Step("writing_direction", True))) in every
+
+
+def test_a_step_to_the_other_topic_joins_at_their_common_neighbours_instead() -> None:
+    """"which country is next to both Bhutan and India": Bhutan's neighbours are India and
+    China, and India reaches itself in no steps; joined there, the path named no answer.
+    Two steps on, the other topic is where the path joins it: "which country uses the Euro
+    and has French as an official language" ends at the Euro, and the countries answer."""
+    store = store_of([("Bhutan", "borders", "India"), ("Bhutan", "borders", "China"), ("India", "borders", "China"),
+                      ("India", "borders", "Nepal"), ("France", "official_language", "French"),
+                      ("France", "currency", "Euro"), ("Chad", "official_language", "French"),
+                      ("Chad", "currency", "CFA franc"), ("Spain", "currency", "Euro")])
+    seeds = ["Bhutan", "India"]
+    joined = {(g.seed, g.chain): g for g in join_topics(explore(NeighborCache(store), seeds, depth=1).groups, seeds)}
+    neighbours = joined[("Bhutan", (Step("borders", True),))]
+    assert neighbours.ends == ["China"] and neighbours.joins == {"India": (Step("borders", True),)}
+    seeds = ["French", "Euro"]
+    joined = {(g.seed, g.chain): g for g in join_topics(explore(NeighborCache(store), seeds, depth=2).groups, seeds)}
+    assert joined[("French", (Step("official_language", False), Step("currency", True)))].ends == ["Euro"]
+    assert joined[("French", (Step("official_language", False),))].ends == ["France"]
 
 
 def test_topic_entities_that_never_meet_are_left_as_they_are() -> None:
