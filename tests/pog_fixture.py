@@ -27,6 +27,14 @@ FILMS = {
 }
 
 
+def store_of(facts: list[tuple[str, str, str]]) -> MemoryStore:
+    """A store of these (head, relation, tail) facts, each entity named by its id."""
+    store = MemoryStore()
+    named = sorted({entity for fact in facts for entity in (fact[0], fact[2])})
+    store.write(LoadBatch(triples=[Triple(*fact) for fact in facts], names=[(e, e) for e in named]))
+    return store
+
+
 def film_triples() -> list[Triple]:
     triples = []
     for film, (director, actors, year, genre) in FILMS.items():

@@ -26,10 +26,9 @@ from agent.pog.config import ScoreWeights
 from agent.pog.memory import MemoryEntry, PathMemory, mask_question
 from agent.pog.scoring import PathScorer, is_value
 from agent.pog.state import Entity, PathCandidate, PriorChain
-from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
 from kg_store.paths import PathGroup, Step
-from tests.pog_fixture import analysis, scripted
+from tests.pog_fixture import analysis, scripted, store_of
 
 F, B = True, False
 
@@ -37,13 +36,6 @@ F, B = True, False
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     return Embedder()
-
-
-def store_of(facts: list[tuple[str, str, str]]) -> MemoryStore:
-    store = MemoryStore()
-    store.write(LoadBatch(triples=[Triple(*fact) for fact in facts],
-                          names=[(e, e) for fact in facts for e in (fact[0], fact[2])]))
-    return store
 
 
 def geo_store() -> MemoryStore:

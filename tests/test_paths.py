@@ -6,14 +6,7 @@ from kg_store import Attribute, LoadBatch, Triple
 from kg_store.memory import MemoryStore
 from kg_store.model import is_value_node, value_node
 from kg_store.paths import NeighborCache, Step, _adjacent_seeds, explore, join_topics
-from tests.pog_fixture import HUB_FILMS, film_store
-
-
-def store_of(facts: list[tuple[str, str, str]]) -> MemoryStore:
-    store = MemoryStore()
-    store.write(LoadBatch(triples=[Triple(*fact) for fact in facts],
-                          names=[(e, e) for fact in facts for e in (fact[0], fact[2])]))
-    return store
+from tests.pog_fixture import HUB_FILMS, film_store, store_of
 
 
 def groups_by_chain(exploration, seed: str) -> dict[tuple, list[str]]:

@@ -13,24 +13,16 @@ from agent.embeddings import Embedder
 from agent.llm import FakeLLM
 from agent.pog.config import PRESETS, ScoreWeights
 from agent.pog.state import Entity
-from kg_store import LoadBatch, Triple
 from kg_store.memory import MemoryStore
 from kg_store.paths import NeighborCache, connect
 from kgqa.cli.common import with_pog_flags
 from kgqa.settings import Settings
-from tests.pog_fixture import analysis, film_store, kinds_asked, scripted
+from tests.pog_fixture import analysis, film_store, kinds_asked, scripted, store_of
 
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     return Embedder()
-
-
-def store_of(triples: list[tuple[str, str, str]]) -> MemoryStore:
-    store = MemoryStore()
-    named = sorted({x for t in triples for x in (t[0], t[2])})
-    store.write(LoadBatch(triples=[Triple(*t) for t in triples], names=[(e, e) for e in named]))
-    return store
 
 
 def ask(llm: FakeLLM, embedder: Embedder, store: MemoryStore, question: str, topics: tuple[str, ...], **config: object):
