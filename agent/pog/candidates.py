@@ -235,11 +235,11 @@ def generic_heads(words: Sequence[str], asked_at: Collection[int]) -> frozenset[
                      and any(i + 2 <= at <= i + 3 for at in asked_at))
 
 
-def _noun_phrase(words: Sequence[str]) -> list[str]:
-    """The words before the first one that ends a noun phrase, three at most."""
+def _noun_phrase(words: Sequence[str], ends: Collection[str] = _PHRASE_ENDS) -> list[str]:
+    """The words before the first one that ends a noun phrase (one of `ends`), three at most."""
     phrase: list[str] = []
     for word in words[:3]:
-        if word in _PHRASE_ENDS:
+        if word in ends:
             break
         phrase.append(word)
     return phrase
@@ -536,15 +536,10 @@ def says_one(words: Sequence[str], asked_at: Collection[int], topic_phrase: Coll
     if any(reads_as_plural(w) for i, w in enumerate(words) if i not in skip):
         return False
     for i, word in enumerate(words[:-1]):
-        if word not in _ARTICLES:
-            continue
-        phrase = []
-        for j in range(i + 1, min(i + 4, len(words))):
-            if words[j] in _PHRASE_ENDS or words[j] in _ARTICLES:
-                break
-            phrase.append(j)
-        if phrase and not skip.intersection(phrase):
-            return True
+        if word in _ARTICLES:
+            phrase = range(i + 1, i + 1 + len(_noun_phrase(words[i + 1:], _PHRASE_ENDS | _ARTICLES)))
+            if phrase and not skip.intersection(phrase):
+                return True
     return False
 
 
