@@ -24,7 +24,7 @@ from agent.pog.candidates import (
 )
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import MemoryEntry, PathMemory, mask_question
-from agent.pog.scoring import PathScorer, is_value
+from agent.pog.scoring import PathScorer, is_value, named_less_fully
 from agent.pog.state import Entity, PathCandidate, PriorChain
 from kg_store.memory import MemoryStore
 from kg_store.paths import PathGroup, Step
@@ -608,6 +608,37 @@ def test_one_word_twice_naming_a_chained_relation_asks_for_no_walk_back_of_anoth
     ranked = parts(embedder, question, "debye", chain, siblings, (("reference_unit", F), ("base_unit", B)))
     # no walk back is asked; the one to the debye's siblings is a detour along a chained relation
     assert [p["back"] for p in ranked] == [0.0, 1.0, 0.0] and ranked[0]["total"] > ranked[1]["total"]
+
+
+def test_a_word_two_relations_share_names_the_one_the_question_says_more_of(embedder: Embedder) -> None:
+    """"what does the unit that defines the *reference unit* of X measure": "unit" names
+    `reference_unit` and `base_unit`, "reference" only the first. Where a walk could take
+    either, the shared word names the relation the question says more of, so a path that ends
+    on `base_unit` (to the systems using the unit) walks a step nothing names (the units tuning
+    part's `3hop-alt` misses: it had no penalty and ranked first). Only against a relation
+    walked at the same point: a relation named more fully deep in another branch ("country of
+    origin" names a TV programme's relation) leaves a film's `country` named."""
+    question = "what does the unit that defines the reference unit of reciprocal centimeter measure"
+    chain = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
+    to_systems = (("reference_unit", F), ("reference_unit", F), ("base_unit", B))
+    back = (("reference_unit", F), ("reference_unit", F), ("reference_unit", B))
+    ranked = parts(embedder, question, "reciprocal centimeter", chain, to_systems, back)
+    assert [p["unnamed"] for p in ranked] == [0.0, 1.0, 0.0] and ranked[0]["total"] > ranked[1]["total"]
+    # without `reference_unit` walked there, nothing names the step more fully than "unit"
+    assert [p["unnamed"] for p in parts(embedder, question, "reciprocal centimeter", chain, to_systems)] == [0.0, 0.0]
+    asked = scorer(embedder, question, "reciprocal centimeter")
+    assert asked.named_less_than_another([chain, to_systems, back]) == [[False] * 3, [False, False, True], [False] * 3]
+    assert named_less_fully({r: asked.naming_positions(r) for r in ("reference_unit", "base_unit", "symbol")}) \
+        == {"base_unit"}
+    question = "what is the official language of Star Trek 's country of origin"
+    asked = scorer(embedder, question, "Star Trek")
+    own, via_country = (("film.film.language", F),), (("film.film.country", F), ("location.country.official_language", F))
+    deep = (("film.film.language", F), ("tv.tv_program.languages", B), ("tv.tv_program.country_of_origin", F))
+    beside = (("film.film.language", F), ("location.country.official_language", B))
+    assert asked.named_less_than_another([own, via_country, deep, beside]) == [
+        [False], [False, False], [False, True, False], [False, False]]
+    asked = scorer(embedder, "what is the symbol of the unit the yard is defined from", "yard")
+    assert not named_less_fully({r: asked.naming_positions(r) for r in ("reference_unit", "base_unit")})
 
 
 def test_where_only_the_asked_words_name_a_relation_the_link_words_count_the_steps(embedder: Embedder) -> None:

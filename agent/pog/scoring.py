@@ -476,6 +476,18 @@ class PathScorer:
         return bool(self.asked_at and not self.phrase_is_asked and naming and naming <= self.topic_phrase
                     and not naming & self.asked_at)
 
+    def named_less_than_another(self, chains: Sequence[ChainKey]) -> list[list[bool]]:
+        """For each step of each chain, whether a relation another chain walks there instead
+        (after the same steps) is named more fully (`named_less_fully`): "the unit that defines
+        the *reference unit* of X" names `reference_unit`, and `base_unit` by "unit" alone."""
+        there: dict[ChainKey, set[str]] = {}
+        for steps in chains:
+            for at, (relation, _) in enumerate(steps):
+                there.setdefault(steps[:at], set()).add(relation)
+        less = {before: named_less_fully({r: self.naming_positions(r) for r in relations})
+                for before, relations in there.items()}
+        return [[relation in less[steps[:at]] for at, (relation, _) in enumerate(steps)] for steps in chains]
+
     def nearest_relation(self, i: int, relations: Collection[str]) -> str | None:
         """Of `relations`, the one whose words' embedding is most alike the question's word
         at `i` (the verb a question ends on: "*measure*" is nearer "quantity kind" than
@@ -589,18 +601,21 @@ class PathScorer:
                             or len(steps) >= same_way > max(Counter(steps).values(), default=0)
                             for steps, _, _ in items]
 
-        def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool) -> list[bool]:
+        def unnamed_steps(steps: ChainKey, kinds_of: list[frozenset[int]], last_named_by_kind: bool,
+                          named_less: list[bool]) -> list[bool]:
             if by_links:  # counted against the link words below instead
                 return [False] * len(steps)
             last = len(steps) - 1
-            return [(not self.named(r) and not kind
+            return [((not self.named(r) or less) and not kind
                      and not (at == last and (last_named_by_kind or (last_named_by_verb and r == verb_names))))
                     or again
-                    for at, ((r, _), kind, again) in enumerate(zip(steps, kinds_of, self.named_too_few_times(steps),
-                                                                   strict=True))]
+                    for at, ((r, _), kind, again, less) in enumerate(zip(
+                        steps, kinds_of, self.named_too_few_times(steps), named_less, strict=True))]
 
-        unnamed = [unnamed_steps(steps, kinds_of, at_kind)
-                   for (steps, _, _), kinds_of, at_kind in zip(items, kinds, ends_at_asked_kind, strict=True)]
+        unnamed = [unnamed_steps(steps, kinds_of, at_kind, less)
+                   for (steps, _, _), kinds_of, at_kind, less in zip(
+                       items, kinds, ends_at_asked_kind, self.named_less_than_another([s for s, _, _ in items]),
+                       strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
         # The relations the graph chains: some candidate walks one twice the same way.
@@ -803,6 +818,15 @@ class PathScorer:
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
+
+
+def named_less_fully(naming: dict[str, frozenset[int]]) -> frozenset[str]:
+    """The relations whose naming words (`PathScorer.naming_positions`) another relation's
+    include, and more: "the *reference unit* of X" names `reference_unit` by both words and
+    `base_unit` by "unit" alone, "the *official language*" `official_language` and not a
+    film's `language`. A word two relations share names the one the question says more of."""
+    named = [positions for positions in naming.values() if positions]
+    return frozenset(r for r, positions in naming.items() if positions and any(positions < other for other in named))
 
 
 def mentions(positions: Collection[int]) -> int:
