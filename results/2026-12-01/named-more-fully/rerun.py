@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.append(str(ROOT))  # after PYTHONPATH: `run` answers with the code at CODE
 
+from agent.evaluation.harness import read_rows
 from bench.devkgs.evaluate import HERE, OWN_FACTS, RUNS, SETS, memory_of, store_name, store_of
 
 STORES = ROOT / "work" / "devkg-stores-v2"
@@ -113,17 +114,12 @@ def run_listed(code: str, part: str, listed_file: Path, out: Path, runs: list[st
             print(kg, kind, run, done.stdout.strip().splitlines()[-1], flush=True)
 
 
-def rows_of(path: Path) -> dict[str, dict]:
-    with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")) as lines:
-        return {row["id"]: row for row in map(json.loads, lines)}
-
-
 def compare(before: Path, after: Path, changes: Path | None) -> None:
     lines = ["set\tid\tquestion\thits1 before\thits1 after\tprediction before\tprediction after"]
     totals: dict[str, list[float]] = {}
     print("| set | mode | questions | right before → after | changed | won | lost |\n|---|---|---:|---|---:|---:|---:|")
     for path in sorted(before.glob("*.jsonl")):
-        b, a = rows_of(path), rows_of(after / path.name)
+        b, a = read_rows(path), read_rows(after / path.name)
         assert set(a) == set(b), f"{path.name}: not the same questions"
         changed = [i for i in b if b[i]["prediction"] != a[i]["prediction"]]
         counts = [len(b), sum(r["hits1"] for r in b.values()), sum(r["hits1"] for r in a.values()), len(changed),
@@ -144,9 +140,9 @@ def stitch(old: Path, after: Path, new: Path) -> None:
     new.mkdir(parents=True, exist_ok=True)
     replaced = 0
     for path in sorted(old.glob("*.jsonl.gz")):
-        rows = list(rows_of(path).values())
+        rows = list(read_rows(path).values())
         again_path = after / path.name.removesuffix(".gz")
-        again = rows_of(again_path) if again_path.exists() else {}
+        again = read_rows(again_path) if again_path.exists() else {}
         assert set(again) <= {r["id"] for r in rows}, path.name
         replaced += sum(r["id"] in again for r in rows)
         with gzip.open(new / path.name, "wt", encoding="utf-8") as out:
