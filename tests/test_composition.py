@@ -682,6 +682,24 @@ def test_where_link_words_count_the_steps_an_owner_noun_reads_its_steps_way(embe
     assert ways[:2] == [0.0, 1.0]
 
 
+def test_a_verb_with_its_particle_beside_the_topic_reads_a_chained_relations_way(embedder: Embedder) -> None:
+    """"units *built on* units built on the X measure what kind of quantity": no word names
+    `reference_unit` by its letters, but the topic is the object of a verb with its particle,
+    so the first step leaves X from the verb's object: backwards, to the units whose reference
+    unit X is (the units tuning part's `3hop-alt` misses: the walk forwards, to what X is
+    built on, ranked first). A preposition is no such verb: "the unit *behind* X" is X's own
+    reference unit, walked forwards."""
+    question = "units built on units built on the watt measure what kind of quantity"
+    forwards = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
+    backwards = (("reference_unit", B), ("reference_unit", B), ("quantity_kind", F))
+    ranked = parts(embedder, question, "watt", forwards, backwards)
+    assert [p["way"] for p in ranked] == [1.0, 0.0] and ranked[1]["total"] > ranked[0]["total"]
+    question = "what symbol is written for the unit that the unit behind parsec is defined by"
+    forwards = (("reference_unit", F), ("reference_unit", F), ("symbol", F))
+    backwards = (("reference_unit", B), ("reference_unit", F), ("symbol", F))
+    assert [p["way"] for p in parts(embedder, question, "parsec", forwards, backwards)] == [0.0, 0.0]
+
+
 def test_a_walk_back_along_a_relation_the_graph_chains_is_a_detour(embedder: Embedder) -> None:
     """"what quantity do the *units* that the slinch 's *reference unit* is defined from
     measure": two words name `reference_unit`, which the graph chains (a unit is defined

@@ -585,6 +585,12 @@ def topic_verb(words: Sequence[str], topic_at: int) -> tuple[int, bool] | None:
     return None
 
 
+def takes_a_particle(words: Sequence[str], i: int) -> bool:
+    """The word at `i` is a verb with its particle ("*built* on X", "what X *relies* on"),
+    not a preposition ("the unit *behind* X")."""
+    return i + 1 < len(words) and words[i + 1] in _VERB_PARTICLES
+
+
 def repeated_link(words: Sequence[str], link_at: Collection[int]) -> int:
     """How many times the link word said most often says its link, where one word, no
     noun after an article or a possessive, says it twice or more ("what unit *defines* the

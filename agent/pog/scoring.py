@@ -100,6 +100,7 @@ from agent.pog.candidates import (
     reverses,
     says_one,
     sibling_mismatch,
+    takes_a_particle,
     topic_phrase_words,
     topic_relation,
     topic_verb,
@@ -324,7 +325,11 @@ class PathScorer:
         noun that is one stands for its step of a relation the graph chains, and so does the
         verb, where it is the link word nearest the topic: "the packages that X 's
         *dependencies* rely on" walks `requires` forwards first, though "dependencies"
-        names it by no letters, and "the *dependencies* of X 's packages" second."""
+        names it by no letters, and "the *dependencies* of X 's packages" second. A verb
+        with its particle beside the topic (`candidates.takes_a_particle`) stands for the
+        first step of a relation the graph chains wherever it is a link word: "units *built
+        on* units built on X" walks `reference_unit` back from X, though no word names it.
+        Not a preposition: "the unit *behind* X" is X's own."""
         def stands_for(word: int, relation: str, linked: bool) -> bool:
             return word in self.naming_positions(relation) or (by_links and linked and relation in chained)
 
@@ -334,7 +339,8 @@ class PathScorer:
         if not self.owner_nouns and self.topic_verb is not None:
             (relation, forward), (verb, subject) = steps[0], self.topic_verb
             against += (relation in chained and relation not in symmetric
-                        and stands_for(verb, relation, self.link_at[:1] == [verb])
+                        and (stands_for(verb, relation, self.link_at[:1] == [verb])
+                             or (verb in self.link_at and takes_a_particle(self.words, verb)))
                         and not walks_verb_way(relation, forward, subject))
         return against + self.against_participles(steps, chained, symmetric)
 
