@@ -1,6 +1,7 @@
-"""affected.py LOG RESULTS_DIR RUN: the ids, per results file of RESULTS_DIR of the run RUN
-(`*-pog-nomem.jsonl`), of the questions a detection run (`sitecustomize.py` here) logged
-in LOG, as JSON.
+"""affected.py LOG RESULTS_DIR RUN [--listed]: the ids, per results file of RESULTS_DIR of the
+run RUN (`*-pog-nomem.jsonl`), of the questions a detection run (`sitecustomize.py` here)
+logged in LOG, as JSON; with `--listed`, as the [kg, kind, id] rows that
+`results/2026-12-01/named-more-fully/rerun.py run` answers again.
 
 A log line is a masked, lower-cased question ("name the people whose packages require x");
 a question is affected where its words, its topic's words standing for "x", match one."""
@@ -30,5 +31,19 @@ def affected(log: Path, results: Path, run: str) -> dict[str, list[str]]:
     return out
 
 
+def listed(found: dict[str, list[str]], run: str) -> list[list[str]]:
+    """`affected`'s ids as [kg, kind, id] rows: a file is named `<kg>-<kind>-<run>.jsonl`."""
+    sys.path.append(str(Path(__file__).resolve().parents[3]))  # the repository root, for `bench`
+    from bench.devkgs.evaluate import SETS
+
+    rows = []
+    for name, ids in found.items():
+        stem = name.removesuffix(f"-{run}.jsonl")
+        kg = max((k for k in SETS if stem.startswith(f"{k}-")), key=len)  # "freebase-possessive" before "freebase"
+        rows += [[kg, stem[len(kg) + 1:], i] for i in ids]
+    return rows
+
+
 if __name__ == "__main__":
-    json.dump(affected(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]), sys.stdout, indent=1)
+    found = affected(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])
+    json.dump(listed(found, sys.argv[3]) if "--listed" in sys.argv[4:] else found, sys.stdout, indent=1)
