@@ -18,6 +18,7 @@ from agent.pog.candidates import (
     heads_a_clause,
     leaves_every_end,
     may_name_a_relation,
+    named_by_a_verb,
     owner_nouns,
     question_tokens,
     topic_phrase_words,
@@ -688,7 +689,8 @@ def test_a_verb_with_its_particle_beside_the_topic_reads_a_chained_relations_way
     so the first step leaves X from the verb's object: backwards, to the units whose reference
     unit X is (the units tuning part's `3hop-alt` misses: the walk forwards, to what X is
     built on, ranked first). A preposition is no such verb: "the unit *behind* X" is X's own
-    reference unit, walked forwards."""
+    reference unit, walked forwards. Nor is a relation named by a verb read so: "located in"
+    walks `contains` backwards, "depends on" `requires` forwards; the name cannot say which."""
     question = "units built on units built on the watt measure what kind of quantity"
     forwards = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))
     backwards = (("reference_unit", B), ("reference_unit", B), ("quantity_kind", F))
@@ -698,6 +700,14 @@ def test_a_verb_with_its_particle_beside_the_topic_reads_a_chained_relations_way
     forwards = (("reference_unit", F), ("reference_unit", F), ("symbol", F))
     backwards = (("reference_unit", B), ("reference_unit", F), ("symbol", F))
     assert [p["way"] for p in parts(embedder, question, "parsec", forwards, backwards)] == [0.0, 0.0]
+    contains, zones = "location.location.contains", "location.location.time_zones"
+    question = "what is the time zone of the cities that lie in Ohio"
+    forwards, backwards = ((contains, F), (zones, F)), ((contains, B), (zones, F))
+    chain = ((contains, F), (contains, F))  # the graph chains `contains`
+    assert [p["way"] for p in parts(embedder, question, "Ohio", forwards, backwards, chain)] == [0.0, 0.0, 0.0]
+    assert [named_by_a_verb(r) for r in ("location.location.contains", "requires", "film.film.directed_by",
+                                         "reference_unit", "capital", "people.person.parents")] == [
+        True, True, True, False, False, True]
 
 
 def test_a_walk_back_along_a_relation_the_graph_chains_is_a_detour(embedder: Embedder) -> None:

@@ -634,8 +634,21 @@ def walks_verb_way(relation: str, forward: bool, subject: bool) -> bool:
     """Whether a step walks `relation` from the subject of the verb naming it forwards, and
     from its object backwards ("X *requires* them": forwards; "the packages that *require*
     X": backwards); the other way for a relation named in the passive (`directed_by`)."""
-    passive = relation_words(relation).split()[-1:] == ["by"] or relation.endswith("by")
-    return forward == (subject != passive)
+    return forward == (subject != named_in_the_passive(relation))
+
+
+def named_in_the_passive(relation: str) -> bool:
+    return relation_words(relation).split()[-1:] == ["by"] or relation.endswith("by")
+
+
+def named_by_a_verb(relation: str) -> bool:
+    """The relation's name ends on a verb ("contains", "requires", `directed_by`): which way
+    another verb reads it, the name does not say ("located in" walks `contains` backwards).
+    One named by a noun is its head's ("X 's reference unit is Y"), and a verb with its
+    particle reads it from its subject ("X is *defined from* Y"). A plural noun ("parents")
+    reads as a verb here: no way is read for it."""
+    last = relation_words(relation).split()[-1:]
+    return named_in_the_passive(relation) or (bool(last) and last[0].endswith("s") and not last[0].endswith("ss"))
 
 
 def walks_owner_way(relation: str, forward: bool, noun: str) -> bool:

@@ -88,6 +88,7 @@ from agent.pog.candidates import (
     leaves_every_end,
     link_words,
     may_name_a_relation,
+    named_by_a_verb,
     named_depth,
     one_word,
     owned_by_asked,
@@ -329,7 +330,9 @@ class PathScorer:
         with its particle beside the topic (`candidates.takes_a_particle`) stands for the
         first step of a relation the graph chains wherever it is a link word: "units *built
         on* units built on X" walks `reference_unit` back from X, though no word names it.
-        Not a preposition: "the unit *behind* X" is X's own."""
+        Not a preposition: "the unit *behind* X" is X's own; nor a relation named by a verb
+        (`candidates.named_by_a_verb`): "which cities are *located in* X" walks `contains`
+        forwards from X."""
         def stands_for(word: int, relation: str, linked: bool) -> bool:
             return word in self.naming_positions(relation) or (by_links and linked and relation in chained)
 
@@ -340,7 +343,8 @@ class PathScorer:
             (relation, forward), (verb, subject) = steps[0], self.topic_verb
             against += (relation in chained and relation not in symmetric
                         and (stands_for(verb, relation, self.link_at[:1] == [verb])
-                             or (verb in self.link_at and takes_a_particle(self.words, verb)))
+                             or (verb in self.link_at and takes_a_particle(self.words, verb)
+                                 and not named_by_a_verb(relation)))
                         and not walks_verb_way(relation, forward, subject))
         return against + self.against_participles(steps, chained, symmetric)
 
