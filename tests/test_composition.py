@@ -689,7 +689,7 @@ def test_a_verb_with_its_particle_beside_the_topic_reads_a_chained_relations_way
     so the first step leaves X from the verb's object: backwards, to the units whose reference
     unit X is (the units tuning part's `3hop-alt` misses: the walk forwards, to what X is
     built on, ranked first). A preposition is no such verb: "the unit *behind* X" is X's own
-    reference unit, walked forwards. Nor is a relation named by a verb read so: "located in"
+    reference unit, walked forwards. Nor is a relation named by a verb read so: "lie in"
     walks `contains` backwards, "depends on" `requires` forwards; the name cannot say which."""
     question = "units built on units built on the watt measure what kind of quantity"
     forwards = (("reference_unit", F), ("reference_unit", F), ("quantity_kind", F))

@@ -643,7 +643,7 @@ def named_in_the_passive(relation: str) -> bool:
 
 def named_by_a_verb(relation: str) -> bool:
     """The relation's name ends on a verb ("contains", "requires", `directed_by`): which way
-    another verb reads it, the name does not say ("located in" walks `contains` backwards).
+    another verb reads it, the name does not say ("lie in" walks `contains` backwards).
     One named by a noun is its head's ("X 's reference unit is Y"), and a verb with its
     particle reads it from its subject ("X is *defined from* Y"). A plural noun ("parents")
     reads as a verb here: no way is read for it."""

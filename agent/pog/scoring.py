@@ -331,8 +331,8 @@ class PathScorer:
         first step of a relation the graph chains wherever it is a link word: "units *built
         on* units built on X" walks `reference_unit` back from X, though no word names it.
         Not a preposition: "the unit *behind* X" is X's own; nor a relation named by a verb
-        (`candidates.named_by_a_verb`): "which cities are *located in* X" walks `contains`
-        forwards from X."""
+        (`candidates.named_by_a_verb`): "the cities that *lie in* X" walk `contains` forwards
+        from X, against what the verb's object would read."""
         def stands_for(word: int, relation: str, linked: bool) -> bool:
             return word in self.naming_positions(relation) or (by_links and linked and relation in chained)
 
