@@ -25,7 +25,7 @@ from agent.pog.candidates import (
 )
 from agent.pog.config import ScoreWeights
 from agent.pog.memory import MemoryEntry, PathMemory, mask_question
-from agent.pog.scoring import PathScorer, is_value, named_less_fully
+from agent.pog.scoring import PathScorer, is_value, named_less_fully, walked_both_ways
 from agent.pog.state import Entity, PathCandidate, PriorChain
 from kg_store.memory import MemoryStore
 from kg_store.paths import PathGroup, Step
@@ -749,6 +749,34 @@ def test_a_path_that_walks_the_asked_relation_backwards_ends_at_the_wrong_kind(e
     neighbours, their_cities = (("borders", F),), (("borders", F), ("country", B))
     question = "what are Slovenia 's neighbouring countries"
     assert [p["kind"] for p in parts(embedder, question, "Slovenia", neighbours, their_cities)] == [0.0, 1.0]
+
+
+
+def test_the_verb_beside_one_of_two_topics_reads_a_chained_relations_way(embedder: Embedder) -> None:
+    """"which unit of the US liquid volume group is defined from the pint": the pint is the
+    object of a verb with its particle, which reads the first step of every side that walks
+    a relation the graph chains back from it, to the units defined from the pint (the units
+    tuning part's conjunction misses answered the quart, what the pint is defined from).
+    The pint is a head and a tail of `reference_unit`, so the graph chains it though no
+    candidate of a two-topic question walks it twice (`walked_both_ways`). Where the words
+    read that way, "unit", which names `reference_unit` by its letters, does not ask for
+    the walk forwards to its tails: a walk back pays no `kind`."""
+    question = "which unit of the US liquid volume group is defined from the pint"
+    asked = PathScorer(embedder, ScoreWeights(), mask_question(question, ["US liquid volume", "pint"]), None, [], None)
+    joins = {"US liquid volume": [("unit_group", F)]}
+    back, on = (("reference_unit", B),), (("reference_unit", F),)
+    from_group = ((("unit_group", B),), {"pint": [("reference_unit", B)]}, 1)
+    read = asked.score([(back, joins, 1), (on, joins, 1), from_group], both_ways={"reference_unit"})
+    assert [p["way"] for p in read] == [0.0, 1.0, 0.0] and [p["kind"] for p in read[:2]] == [0.0, 0.0]
+    assert read[0]["total"] > read[1]["total"]
+    unread = asked.score([(back, joins, 1), (on, joins, 1)])  # nothing says the graph chains it
+    assert [(p["kind"], p["way"]) for p in unread] == [(1.0, 0.0), (0.0, 0.0)]
+    first_steps = [("pint", ("reference_unit", F), ["quart"]), ("pint", ("reference_unit", B), ["gill"]),
+                   ("pint", ("unit_group", F), ["US liquid volume"]),
+                   ("US liquid volume", ("unit_group", B), ["pint", "gill"])]
+    assert walked_both_ways(first_steps) == {"reference_unit"}
+    # `country` joins cities to countries: no topic is both, and nothing chains it
+    assert walked_both_ways([("Paris", ("country", F), ["France"]), ("France", ("country", B), ["Paris"])]) == set()
 
 
 def test_a_spare_word_excuses_no_step_where_a_path_as_long_names_them_all(embedder: Embedder) -> None:

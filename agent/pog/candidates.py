@@ -591,6 +591,15 @@ def takes_a_particle(words: Sequence[str], i: int) -> bool:
     return i + 1 < len(words) and words[i + 1] in _VERB_PARTICLES
 
 
+def joined_topic_verb(words: Sequence[str], masks: Sequence[int]) -> tuple[int, bool] | None:
+    """Of a question with several topics, the verb with its particle (`takes_a_particle`) that
+    one of them is the subject or object of (`topic_verb`: "which unit of the X group is
+    *defined from* the X"), where exactly one is; None otherwise."""
+    found = [verb for verb in (topic_verb(words, at) for at in masks)
+             if verb is not None and takes_a_particle(words, verb[0]) and link_words(words, [verb[0]])]
+    return found[0] if len(found) == 1 else None
+
+
 def repeated_link(words: Sequence[str], link_at: Collection[int]) -> int:
     """How many times the link word said most often says its link, where one word, no
     noun after an article or a possessive, says it twice or more ("what unit *defines* the

@@ -57,7 +57,8 @@ class ScoreWeights(BaseModel):
                           "in the topic's own phrase ('X 's country', 'the country where X is') while it asks for "
                           "something else ('what currency ...'): the path stops at the first link of the chain.")
     kind: float = Field(default=0.3, description="Penalty for a path whose last relation the question's asked words "
-                        "name ('which countries ...', `country`) and that walks it backwards, to its heads.")
+                        "name ('which countries ...', `country`) and that walks it backwards, to its heads; not where "
+                        "the word order reads that way ('which unit ... is defined from the pint').")
     loop: float = Field(default=0.3, description="Penalty for a path that ends where it has been (its start, or "
                         "only entities of an earlier hop): its last steps return to the chain's middle.")
     value: float = Field(default=0.3, description="Penalty for a path none of whose ends is a number or a date when "

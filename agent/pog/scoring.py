@@ -85,6 +85,7 @@ from agent.pog.candidates import (
     generic_heads,
     heads_a_clause,
     in_compound_preposition,
+    joined_topic_verb,
     leaves_every_end,
     link_words,
     may_name_a_relation,
@@ -155,6 +156,8 @@ class PathScorer:
                                                                                  self.topic_phrase)
         self.owner_nouns = owner_nouns(self.words, self.topic_at) if self.topic_at is not None else ()
         self.topic_verb = topic_verb(self.words, self.topic_at) if self.topic_at is not None else None
+        # Several topics: the one with a verb beside it says which way its side walks first.
+        self.joined_verb = joined_topic_verb(self.words, masks) if len(masks) > 1 else None
         asked = set(asked_words(question))
         self.asked_at = frozenset(i for i, w in enumerate(self.words) if w in asked) - self.topic_phrase
         self._naming: dict[str, frozenset[int]] = {}
@@ -348,6 +351,21 @@ class PathScorer:
                         and not walks_verb_way(relation, forward, subject))
         return against + self.against_participles(steps, chained, symmetric)
 
+    def against_joined_verb(self, steps: ChainKey, joins: dict[str, list[StepTuple]], chained: set[str],
+                            symmetric: Collection[str]) -> int:
+        """First steps, of the path and of its joins, that walk a relation the graph chains
+        against the way the verb beside one of several topics reads it (`joined_verb`):
+        "which unit of the X group is *defined from* the X" walks `reference_unit` back from
+        the pint, to the units defined from it, and `unit_group` (no chain) either way. Which
+        side is the verb's topic the question's masks do not say; a side that walks no chained
+        relation first is free."""
+        if self.joined_verb is None:
+            return 0
+        _, subject = self.joined_verb
+        firsts = [steps[0], *(tuple(side[0]) for side in joins.values() if side)]
+        return sum(1 for relation, forward in firsts if relation in chained and relation not in symmetric
+                   and not walks_verb_way(relation, forward, subject))
+
     def against_participles(self, steps: ChainKey, chained: set[str], symmetric: Collection[str]) -> int:
         """Passive participles naming a relation the graph chains that no step walks their
         way (`candidates.passive_participles`): from what "by" leads to, the verb's subject,
@@ -417,6 +435,25 @@ class PathScorer:
         relation backwards, to its heads (the cities of those countries)."""
         relation, forward = steps[-1]
         return not forward and bool(self.naming_positions(relation) & self.asked_at)
+
+    def against_the_words_way(self, steps: ChainKey, joins: dict[str, list[StepTuple]], chained: set[str],
+                              symmetric: Collection[str], by_links: bool) -> int:
+        """Steps against the word order: the path's own (`against_word_order`) and its
+        joins' first steps (`against_joined_verb`)."""
+        return (self.against_word_order(steps, chained, symmetric, by_links)
+                + self.against_joined_verb(steps, joins, chained, symmetric))
+
+    def word_order_reads_last_step(self, steps: ChainKey, joins: dict[str, list[StepTuple]], chained: set[str],
+                                   symmetric: Collection[str], by_links: bool) -> bool:
+        """The word order reads which way the path walks its last relation
+        (`against_the_words_way`): the path pays nothing for it, and would walked the other
+        way. Then the asked words' letters do not: "which *unit* of G is defined from the
+        pint" walks `reference_unit` back from the pint, whose verb and particle read it,
+        to units though "unit" names the relation after its tails."""
+        relation, forward = steps[-1]
+        other_way = (*steps[:-1], (relation, not forward))
+        return (not self.against_the_words_way(steps, joins, chained, symmetric, by_links)
+                and bool(self.against_the_words_way(other_way, joins, chained, symmetric, by_links)))
 
     def named_twice(self, relation: str, chained: Collection[str]) -> bool:
         """The question names the relation in two places apart by two forms of one word
@@ -536,11 +573,12 @@ class PathScorer:
 
     def score(self, items: Sequence[tuple[ChainKey, dict[str, list[StepTuple]], int]],
               returning: Sequence[bool] | None = None, from_every_end: Sequence[bool] | None = None,
-              symmetric: Collection[str] = ()) -> list[dict[str, float]]:
+              symmetric: Collection[str] = (), both_ways: Collection[str] = ()) -> list[dict[str, float]]:
         """Score parts of each (relation sequence, joins, depth), with their weighted sum as
         "total"; `returning`, where known, says which paths end where they have been,
-        `from_every_end` whose last step leaves from every end of the hop before, and
-        `symmetric` which relations reach the same entities from the topic either way."""
+        `from_every_end` whose last step leaves from every end of the hop before,
+        `symmetric` which relations reach the same entities from the topic either way, and
+        `both_ways` which a topic walks both ways at all (`walked_both_ways`)."""
         if not items:
             return []
         vectors = self.embedder.encode([chain_text(steps, joins) for steps, joins, _ in items])
@@ -628,8 +666,9 @@ class PathScorer:
                        strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
-        # The relations the graph chains: some candidate walks one twice the same way.
-        chained = chained_relations(steps for steps, _, _ in items)
+        # The relations the graph chains: some candidate walks one twice the same way, or a
+        # topic is both a head and a tail of it.
+        chained = chained_relations(steps for steps, _, _ in items) | set(both_ways)
         siblings = self.asks_for_siblings or any(self.named_twice(r, chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
         # (none where a path as long names every step, but for the last step, where what is
@@ -652,7 +691,8 @@ class PathScorer:
                                    or (not siblings and self.detours(steps, chained.difference(symmetric)))),
                      "unnamed": float(self.unexplained_steps(unnamed[i], standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
-                     "kind": float(self.ends_at_heads_of_asked(steps)),
+                     "kind": float(self.ends_at_heads_of_asked(steps)
+                                   and not self.word_order_reads_last_step(steps, joins, chained, symmetric, by_links)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
                                                                  *kinds[i]) | self.asked_elsewhere(steps, joins))
                                       + self.walked_too_few_times(steps, chained) + verb_left_out[i]
@@ -660,7 +700,7 @@ class PathScorer:
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),
-                     "way": float(self.against_word_order(steps, chained, symmetric, by_links))}
+                     "way": float(self.against_the_words_way(steps, joins, chained, symmetric, by_links))}
             if by_links:  # as many steps as link words: each step more, or link word more, is unexplained
                 parts["unnamed"] = float(abs(len(steps) - len(self.link_at)) + other_kind[i])
             if self._vote_void(parts) or (by_links and self.synthetic_prior and parts["unnamed"]):
@@ -707,11 +747,11 @@ class PathScorer:
         of their ends, for the value test (an id is its own name where none is given)."""
         keys = [chain_key(c.steps) for c in candidates]
         looping = [loops(c.seed, c.hops, steps) for c, steps in zip(candidates, keys, strict=True)]
-        symmetric = self._symmetric((c.seed, steps[0], c.hops[0]) for c, steps in zip(candidates, keys, strict=True)
-                                    if c.hops)
+        first_steps = [(c.seed, steps[0], c.hops[0]) for c, steps in zip(candidates, keys, strict=True) if c.hops]
+        both_ways = walked_both_ways(first_steps)
         parts = self.score([(steps, c.joins, c.depth) for c, steps in zip(candidates, keys, strict=True)],
                            [returns(c.seed, c.hops) for c in candidates], [c.from_every_end for c in candidates],
-                           symmetric)
+                           self._symmetric(first_steps), both_ways)
         names = names or {}
         for candidate, p, loop in zip(candidates, parts, looping, strict=True):
             p["loop"] = float(loop)
@@ -722,7 +762,7 @@ class PathScorer:
             p["total"] -= self.weights.number * p["number"]
         outcomposed = self._outcomposed(candidates, parts)
         fits = self.end_fits(candidates, names, [p["total"] for p in parts])
-        asked_by_kind = self.siblings_asked_by_kind(keys, parts, fits)
+        asked_by_kind = self.siblings_asked_by_kind(keys, parts, fits, both_ways)
         for steps, p, asked in zip(keys, parts, asked_by_kind, strict=True):
             if asked:
                 p["total"] += self.weights.back * p["back"] + self.weights.kind * p["kind"]
@@ -765,7 +805,7 @@ class PathScorer:
         return [wrong_way(c) for c in candidates]
 
     def siblings_asked_by_kind(self, chains: Sequence[ChainKey], parts: Sequence[dict[str, float]],
-                               fits: Sequence[float]) -> list[bool]:
+                               fits: Sequence[float], both_ways: Collection[str] = ()) -> list[bool]:
         """Which walks back to siblings the question asks for by their kind, not by a cue
         word: "which *elements* were found by the discoverer of element number X" asks for
         elements, the discoverer's other elements fit that (0.45-0.50) and no path the
@@ -778,7 +818,7 @@ class PathScorer:
         relation the graph chains: its heads and tails are of one kind, so its siblings are
         what every other end is, and a closer fit of their names is noise (a package's
         dependents against its dependencies' dependencies)."""
-        chained = chained_relations(chains)
+        chained = chained_relations(chains) | set(both_ways)
         ending_back = [len(steps) >= 2 and reverses(steps[-2], steps[-1]) for steps in chains]
         rivals = [fit for fit, p, back in zip(fits, parts, ending_back, strict=True) if fit and not back and explained(p)]
         if not self._asked_text or not rivals:
@@ -822,9 +862,9 @@ class PathScorer:
         looping = [loops(g.seed, g.hops, [(s.relation, s.forward) for s in g.chain]) for g in groups]
         # Only a backward last step tells what reaches the ends before it (`kinds_reached`).
         every_end = [not g.chain[-1].forward and leaves_every_end(g) for g in groups]
+        first_steps = [(g.seed, (g.chain[0].relation, g.chain[0].forward), g.hops[0]) for g in groups if g.chain]
         parts = self.score(items, [returns(g.seed, g.hops) for g in groups], every_end,
-                           self._symmetric((g.seed, (g.chain[0].relation, g.chain[0].forward), g.hops[0])
-                                           for g in groups if g.chain))
+                           self._symmetric(first_steps), walked_both_ways(first_steps))
         totals = [p["total"] - self.weights.loop * loop for loop, p in zip(looping, parts, strict=True)]
         order = sorted(range(len(groups)), key=lambda i: -totals[i])
         return [groups[i] for i in order[:keep]]
@@ -856,6 +896,15 @@ def symmetric_relations(first_steps: Iterable[tuple[str, StepTuple, Iterable[str
             reached[key] = frozenset(hop)
     return {relation for (seed, (relation, forward)), ends in reached.items()
             if forward and reached.get((seed, (relation, False))) == ends}
+
+
+def walked_both_ways(first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]) -> set[str]:
+    """Of (topic, first step, the entities it reaches), the relations a topic walks both
+    forwards and backwards: it is a head and a tail of each, so the graph chains them (the
+    pint is defined from the quart, the gill from the pint), though no candidate walks one
+    twice (a two-topic question's paths meet after a step)."""
+    walked = {(seed, str(relation), bool(forward)) for seed, (relation, forward), _ in first_steps}
+    return {relation for seed, relation, forward in walked if forward and (seed, relation, False) in walked}
 
 
 def chained_relations(chains: Iterable[ChainKey]) -> set[str]:
