@@ -446,7 +446,7 @@ class PathScorer:
     def word_order_reads_last_step(self, steps: ChainKey, joins: dict[str, list[StepTuple]], chained: set[str],
                                    symmetric: Collection[str], by_links: bool) -> bool:
         """The word order reads which way the path walks its last relation
-        (`against_the_words_way`): the path pays nothing for it, and would walked the other
+        (`against_the_words_way`): the path pays nothing for it, and would pay walked the other
         way. Then the asked words' letters do not: "which *unit* of G is defined from the
         pint" walks `reference_unit` back from the pint, whose verb and particle read it,
         to units though "unit" names the relation after its tails."""
