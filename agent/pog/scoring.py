@@ -444,16 +444,16 @@ class PathScorer:
                 + self.against_joined_verb(steps, joins, chained, symmetric))
 
     def word_order_reads_last_step(self, steps: ChainKey, joins: dict[str, list[StepTuple]], chained: set[str],
-                                   symmetric: Collection[str], by_links: bool) -> bool:
+                                   symmetric: Collection[str], by_links: bool, paid: int) -> bool:
         """The word order reads which way the path walks its last relation
-        (`against_the_words_way`): the path pays nothing for it, and would pay walked the other
-        way. Then the asked words' letters do not: "which *unit* of G is defined from the
-        pint" walks `reference_unit` back from the pint, whose verb and particle read it,
-        to units though "unit" names the relation after its tails."""
+        (`against_the_words_way`): the path pays nothing for it (`paid`, what it pays as
+        walked), and would pay walked the other way. Then the asked words' letters do not:
+        "which *unit* of G is defined from the pint" walks `reference_unit` back from the
+        pint, whose verb and particle read it, to units though "unit" names the relation
+        after its tails."""
         relation, forward = steps[-1]
         other_way = (*steps[:-1], (relation, not forward))
-        return (not self.against_the_words_way(steps, joins, chained, symmetric, by_links)
-                and bool(self.against_the_words_way(other_way, joins, chained, symmetric, by_links)))
+        return not paid and bool(self.against_the_words_way(other_way, joins, chained, symmetric, by_links))
 
     def named_twice(self, relation: str, chained: Collection[str]) -> bool:
         """The question names the relation in two places apart by two forms of one word
@@ -666,9 +666,7 @@ class PathScorer:
                        strict=True)]
         named_lengths = {len(steps) for (steps, _, _), back, gaps in zip(items, returning, unnamed, strict=True)
                          if not back and not any(gaps)}
-        # The relations the graph chains: some candidate walks one twice the same way, or a
-        # topic is both a head and a tail of it.
-        chained = chained_relations(steps for steps, _, _ in items) | set(both_ways)
+        chained = chained_relations((steps for steps, _, _ in items), both_ways)
         siblings = self.asks_for_siblings or any(self.named_twice(r, chained) for r in relations)
         # Where each path's steps may stand for spare words, and how many words it may use
         # (none where a path as long names every step, but for the last step, where what is
@@ -684,6 +682,7 @@ class PathScorer:
                                       for (steps, _, _), at, most in zip(items, standing, allowed, strict=True)])
         scored = []
         for i, (steps, joins, depth) in enumerate(items):
+            way = self.against_the_words_way(steps, joins, chained, symmetric, by_links)
             parts = {"question": float(to_question[i]), "indicator": float(to_indicator[i]),
                      "memory": self.prior.get(steps, 0.0),
                      "depth": float(self.predicted_depth is not None and depth == self.predicted_depth),
@@ -692,7 +691,8 @@ class PathScorer:
                      "unnamed": float(self.unexplained_steps(unnamed[i], standing[i], allowed[i])),
                      "middle": float(depth == 1 and self.ends_mid_chain(steps)),
                      "kind": float(self.ends_at_heads_of_asked(steps)
-                                   and not self.word_order_reads_last_step(steps, joins, chained, symmetric, by_links)),
+                                   and not self.word_order_reads_last_step(steps, joins, chained, symmetric, by_links,
+                                                                           way)),
                      "missing": float(len(asked_words.difference(*(self.naming_positions(r) for r in walked[i]),
                                                                  *kinds[i]) | self.asked_elsewhere(steps, joins))
                                       + self.walked_too_few_times(steps, chained) + verb_left_out[i]
@@ -700,7 +700,7 @@ class PathScorer:
                      "skipped": float(skipped[i]),
                      "first": float((first is not None and steps[0][0] != first)
                                     or (topic_spare and self.named(steps[0][0]))),
-                     "way": float(self.against_the_words_way(steps, joins, chained, symmetric, by_links))}
+                     "way": float(way)}
             if by_links:  # as many steps as link words: each step more, or link word more, is unexplained
                 parts["unnamed"] = float(abs(len(steps) - len(self.link_at)) + other_kind[i])
             if self._vote_void(parts) or (by_links and self.synthetic_prior and parts["unnamed"]):
@@ -818,7 +818,7 @@ class PathScorer:
         relation the graph chains: its heads and tails are of one kind, so its siblings are
         what every other end is, and a closer fit of their names is noise (a package's
         dependents against its dependencies' dependencies)."""
-        chained = chained_relations(chains) | set(both_ways)
+        chained = chained_relations(chains, both_ways)
         ending_back = [len(steps) >= 2 and reverses(steps[-2], steps[-1]) for steps in chains]
         rivals = [fit for fit, p, back in zip(fits, parts, ending_back, strict=True) if fit and not back and explained(p)]
         if not self._asked_text or not rivals:
@@ -907,10 +907,11 @@ def walked_both_ways(first_steps: Iterable[tuple[str, StepTuple, Iterable[str]]]
     return {relation for seed, relation, forward in walked if forward and (seed, relation, False) in walked}
 
 
-def chained_relations(chains: Iterable[ChainKey]) -> set[str]:
+def chained_relations(chains: Iterable[ChainKey], both_ways: Collection[str] = ()) -> set[str]:
     """The relations the graph chains: some candidate walks one twice the same way in a row
-    (its tails are its heads: a requirement's requirement, a neighbour's neighbour)."""
-    return {a[0] for steps in chains for a, b in pairwise(steps) if a == b}
+    (its tails are its heads: a requirement's requirement, a neighbour's neighbour), or a
+    topic walks one both ways (`both_ways`, `walked_both_ways`)."""
+    return {a[0] for steps in chains for a, b in pairwise(steps) if a == b} | set(both_ways)
 
 
 _CONTRADICTIONS = ("back", "middle", "kind", "first", "way", "loop", "value", "skipped")
